@@ -1,0 +1,48 @@
+# tablehw: two commands for a new machine — `make run` and `make test`.
+# Everything they need is installed here (venv from PyPI, Mosquitto/socat from apt), so a
+# clean clone on Debian / Raspberry Pi OS works with no step done by hand.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+TABLEHW := $(VENV)/bin/tablehw
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT_PACKAGES := mosquitto socat
+GAME ?= craps
+ROUNDS ?=
+
+.PHONY: run test bench venv system-packages clean
+
+# The venv is rebuilt when pyproject.toml changes (the stamp records what was installed).
+$(VENV)/.stamp: pyproject.toml
+	@$(PYTHON) -m venv $(VENV) 2>/dev/null || { \
+	  echo "python3-venv missing: installing it with apt"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-venv python3-pip; \
+	  rm -rf $(VENV); $(PYTHON) -m venv $(VENV); }
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	@touch $@
+
+venv: $(VENV)/.stamp
+
+# Mosquitto (the broker the tests run on loopback) and socat (pty pairs) come from Debian.
+system-packages:
+	@missing=""; for p in $(APT_PACKAGES); do command -v $$p >/dev/null || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing with apt:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing </dev/null; \
+	fi
+
+run: venv
+	@for f in config/craps-macau-2010.toml config/cussec-portugal-1995.toml config/banca-francesa-portugal-1995.toml; do \
+	  $(TABLEHW) edge --config $$f || exit 1; echo; done
+
+test: venv system-packages
+	$(PY) -m pytest
+
+bench: venv system-packages
+	$(PY) -m pytest tests/bench -q -s -p no:cacheprovider --timeout=1800 -o addopts=""
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

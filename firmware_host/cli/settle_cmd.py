@@ -1,0 +1,126 @@
+"""`tablehw settle`: settle a sequence of throws against bets placed before or between them."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Annotated
+
+import msgspec
+from msgspec import Meta, Struct
+
+from ..config import key_path_of, load_config
+from ..errors import InputFileError
+from ..games import build_dice_game
+from ..rules.bets import Bet
+from ..rules.dice_game import DiceTable
+from ..rules.errors import BetRefused
+
+
+class BetEntry(Struct, forbid_unknown_fields=True):
+    """One bet in bets.json; `at` is the index of the throw it is placed before (default 0)."""
+
+    ticket: str
+    bet: str
+    stake: int
+    owner: str
+    number: int | None = None
+    at: Annotated[int, Meta(ge=0)] = 0
+
+
+class ThrowEntry(Struct, forbid_unknown_fields=True):
+    """One throw in throws.json: the faces, or a void throw with its reason."""
+
+    faces: list[int] = []
+    void: bool = False
+    reason: str | None = None
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("settle", help="settle throws against bets and print every outcome")
+    p.add_argument("--config", required=True, help="table configuration (TOML)")
+    p.add_argument("--bets", required=True, help='JSON list of {"ticket","bet","stake","owner","number"?,"at"?}')
+    p.add_argument("--throws", required=True, help="JSON list of faces ([3,4]) or {\"faces\":[...]} / {\"void\":true}")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=run)
+
+
+def read_entries(path: str, kind: type, label: str) -> list:
+    try:
+        raw = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise InputFileError(f"{path}: not valid JSON: {exc}") from None
+    if not isinstance(raw, list):
+        raise InputFileError(f"{path}: expected a JSON list of {label}s")
+    entries = []
+    for i, item in enumerate(raw):
+        if kind is ThrowEntry and isinstance(item, list):
+            item = {"faces": item}
+        try:
+            entries.append(msgspec.convert(item, kind))
+        except msgspec.ValidationError as exc:
+            key, message = key_path_of(exc)
+            raise InputFileError(f"{path}: {label} {i}{f' ({key})' if key else ''}: {message}") from None
+    return entries
+
+
+def run(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    game = build_dice_game(config, args.config)
+    bets = read_entries(args.bets, BetEntry, "bet")
+    throws = read_entries(args.throws, ThrowEntry, "throw")
+    for i, t in enumerate(throws):
+        if not t.void and len(t.faces) != game.n_dice:
+            raise InputFileError(f"{args.throws}: throw {i}: {game.game} throws {game.n_dice} dice, got {t.faces}")
+        if not t.void and any(not 1 <= f <= 6 for f in t.faces):
+            raise InputFileError(f"{args.throws}: throw {i}: faces are 1 to 6, got {t.faces}")
+    for i, b in enumerate(bets):
+        if b.at > len(throws):
+            raise InputFileError(f"{args.bets}: bet {i} (at): throw index {b.at} is past the last throw")
+    table = DiceTable(game)
+    report = []
+    for index, throw in enumerate(throws):
+        placed = []
+        for entry in (b for b in bets if b.at == index):
+            bet = Bet(entry.ticket, entry.bet, entry.stake, entry.owner, entry.number)
+            try:
+                table.place(bet)
+                placed.append({"ticket": bet.ticket, "accepted": True})
+            except BetRefused as exc:
+                placed.append({"ticket": bet.ticket, "accepted": False, "reason": exc.reason.value, "message": exc.message})
+        step = {"throw": index, "placed": placed, "state_before": game.state_view(table.state)}
+        if throw.void:
+            step |= {"void": True, "reason": throw.reason, "outcomes": []}
+        else:
+            result = table.throw(tuple(throw.faces))
+            step |= {"faces": list(result.faces), "total": sum(result.faces), "outcomes": [
+                {"ticket": o.bet.ticket, "bet": o.bet.bet, "number": o.bet.number, "owner": o.bet.owner,
+                 "stake": o.bet.stake, "result": o.result.value, "paid": o.paid, "returned": o.returned,
+                 "kept": o.kept, "breakage": str(o.breakage), "point": o.point}
+                for o in result.outcomes()]}
+        step["state_after"] = game.state_view(table.state)
+        report.append(step)
+    open_after = [{"ticket": b.ticket, "bet": b.bet, "stake": b.stake} for b in table.open_bets.bets]
+    if args.json:
+        print(json.dumps({"game": game.game, "rulebook": game.rulebook, "throws": report, "open": open_after}, indent=2))
+        return 0
+    for step in report:
+        for p in step["placed"]:
+            if not p["accepted"]:
+                print(f"  refused {p['ticket']}: {p['reason']}: {p['message']}")
+        if step.get("void"):
+            print(f"throw {step['throw']}: void ({step['reason'] or 'no reason given'}) — nothing settled")
+            continue
+        print(f"throw {step['throw']}: {'-'.join(map(str, step['faces']))} = {step['total']}  "
+              f"state {step['state_before']} -> {step['state_after']}")
+        for o in step["outcomes"]:
+            if o["result"] == "stay":
+                continue
+            extra = f" breakage {o['breakage']}" if o["breakage"] != "0" else ""
+            print(f"  {o['ticket']:<10} {o['bet']:<12} {o['result']:<5} stake {o['stake']:>8} paid {o['paid']:>8} "
+                  f"returned {o['returned']:>8} kept {o['kept']:>8}{extra}")
+    print(f"open after the last throw: {len(open_after)} bet(s)" + "".join(f"\n  {b['ticket']} {b['bet']} {b['stake']}" for b in open_after))
+    return 0

@@ -1,0 +1,115 @@
+"""Table configuration: a strict TOML schema (msgspec) with errors that name the file and key path.
+
+A config file has a `version`, a `[game]` table naming the game and rule book with that game's
+options, `[money]` (minor units and the payout rounding rule) and `[limits]`. Unknown keys and
+out-of-range values are errors. See docs/config.md.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Annotated, Literal, Union
+
+import msgspec
+from msgspec import Meta, Struct
+
+from .errors import ConfigError
+
+Ratio = Annotated[str, Meta(pattern=r"^\s*\d+\s*:\s*[1-9]\d*\s*$", description='a payout "x:y"')]
+PositiveInt = Annotated[int, Meta(ge=1)]
+
+
+class Money(Struct, forbid_unknown_fields=True, frozen=True):
+    """Currency and rounding: stakes and payouts are integers in minor units (cents)."""
+
+    currency: Annotated[str, Meta(pattern=r"^[A-Z]{3}$")] = "EUR"
+    minor_units_per_unit: Annotated[int, Meta(ge=1, le=10_000)] = 100
+    payout_unit: PositiveInt = 1  # payouts are multiples of this many minor units
+    rounding: Literal["down", "half_up"] = "down"
+
+
+class LimitsSection(Struct, forbid_unknown_fields=True, frozen=True):
+    """Table minimum and maximum stake (minor units); optional lower maxima per bet id."""
+
+    minimum: PositiveInt
+    maximum: PositiveInt
+    per_bet_maximum: dict[str, PositiveInt] = {}
+
+
+class CrapsGame(Struct, tag_field="name", tag="craps", forbid_unknown_fields=True, frozen=True):
+    rulebook: Literal["macau-2010", "macau-1985", "portugal-1995"]
+    field_12_pays: Ratio | None = None  # Macau 2010 Art. 6.12: the operator's 2:1 or 3:1
+    bar: Literal[2, 12] = 12  # Portugal 1995 VI.10.2: "par de senas" (12) or "de ases" (2)
+    odds_multiple: Annotated[int, Meta(ge=1, le=100)] = 1  # where the book leaves odds to the table
+
+
+class CussecGame(Struct, tag_field="name", tag="cussec", forbid_unknown_fields=True, frozen=True):
+    rulebook: Literal["portugal-1995"]
+    paytable: dict[str, Ratio] = {}  # replace chances' ratios (needs the regulator's approval)
+
+
+class BancaFrancesaGame(Struct, tag_field="name", tag="banca_francesa", forbid_unknown_fields=True, frozen=True):
+    rulebook: Literal["portugal-1995"]
+
+
+class PaiKaoGame(Struct, tag_field="name", tag="paikao", forbid_unknown_fields=True, frozen=True):
+    rulebook: Literal["macau-1985"]
+    commission_pct: Annotated[int, Meta(ge=0, le=100)] = 5  # Art. 4.2
+
+
+GameSection = Union[CrapsGame, CussecGame, BancaFrancesaGame, PaiKaoGame]
+
+
+class TableConfig(Struct, forbid_unknown_fields=True, frozen=True):
+    """A whole configuration file."""
+
+    version: Literal[1]
+    game: GameSection
+    limits: LimitsSection
+    money: Money = Money()
+
+
+_PATH = re.compile(r" - at `\$((?:\.[A-Za-z0-9_\-]+|\[\d+\])*)`$")
+
+
+def key_path_of(error: msgspec.ValidationError) -> tuple[str, str]:
+    """Split a msgspec error into (dotted key path, message)."""
+    text = str(error)
+    match = _PATH.search(text)
+    if not match:
+        return "", text
+    path = match.group(1).lstrip(".").replace("[", ".").replace("]", "")
+    message = text[: match.start()]
+    unknown = re.match(r"Object contains unknown field `([^`]+)`", message)
+    if unknown:
+        return (f"{path}.{unknown.group(1)}" if path else unknown.group(1)), "unknown key"
+    return path, message
+
+
+def parse_config(data: dict, source: str = "<config>") -> TableConfig:
+    """Validate already-parsed TOML data; errors name `source` and the key path."""
+    try:
+        config = msgspec.convert(data, TableConfig)
+    except msgspec.ValidationError as exc:
+        path, message = key_path_of(exc)
+        raise ConfigError(f"{source}: {path or '(top level)'}: {message}") from None
+    if config.limits.maximum < config.limits.minimum:
+        raise ConfigError(f"{source}: limits.maximum: {config.limits.maximum} is below limits.minimum "
+                          f"{config.limits.minimum}")
+    return config
+
+
+def load_config(path: str | Path) -> TableConfig:
+    """Read and validate one configuration file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    return parse_config(data, str(path))

@@ -1,0 +1,45 @@
+"""Bets and what becomes of them: the records the rules core takes in and gives back."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from fractions import Fraction
+
+
+@dataclass(frozen=True, slots=True)
+class Bet:
+    """One bet: ticket id (unique per table), bet id from the paytable, stake in minor units,
+    the owner (player or terminal id) and, where the bet needs one, a number or point."""
+
+    ticket: str
+    bet: str
+    stake: int
+    owner: str
+    number: int | None = None
+
+
+class Result(enum.StrEnum):
+    """What one throw did to a bet."""
+
+    WIN = "win"
+    LOSE = "lose"
+    PUSH = "push"  # decided, stake returned, nothing won
+    STAY = "stay"  # not decided; stays on the layout (possibly with a new point)
+    RETURNED = "returned"  # void coup or withdrawn: stake returned, never played
+
+
+@dataclass(frozen=True, slots=True)
+class BetOutcome:
+    """A bet's settlement: `paid` is the win paid, `returned` the stake handed back,
+    `kept` the stake the house keeps, `breakage` the exact part of the win not paid by rounding.
+    Money is conserved: at_risk + exact win == returned + kept + paid + breakage
+    (a staying bet has none of these and keeps its stake on the layout)."""
+
+    bet: Bet
+    result: Result
+    paid: int = 0
+    returned: int = 0
+    kept: int = 0
+    breakage: Fraction = Fraction(0)
+    point: int | None = None  # the bet's point after this throw, for bets that carry one

@@ -1,0 +1,180 @@
+"""A dice game's rule book (immutable) and a dice table's session (the bets and game state).
+
+`DiceGame` is the rule book: its bet kinds, limits, rounding and the checks a bet must pass.
+Each game (craps, cussec, banca francesa) subclasses it with its own bets and state.
+`DiceTable` is the one owner of a table's open bets and game state: bets are placed or
+withdrawn, a valid throw settles every open bet, a void throw settles nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from .bet_table import BetKind, BetTable, OpenBets, Settlement, settle
+from .bets import Bet, BetOutcome, Result
+from .dice import outcome_index
+from .edge import EdgeRow, edge_table
+from .errors import BetRefused, RefusalReason, RulebookError
+from .money import RoundingRule
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Stake limits in minor units. Every stake is a multiple of `minimum` (Macau 2010 Art. 5.6,
+    Portugal 1995 VI.12); `per_bet_maximum` caps single bets below the table maximum."""
+
+    minimum: int
+    maximum: int
+    per_bet_maximum: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.minimum < 1 or self.maximum < self.minimum:
+            raise RulebookError(f"limits need 1 <= minimum <= maximum, got {self.minimum} and {self.maximum}")
+
+    def maximum_for(self, bet: str) -> int:
+        return min(self.maximum, self.per_bet_maximum.get(bet, self.maximum))
+
+
+def refuse(reason: RefusalReason, message: str) -> BetRefused:
+    return BetRefused(reason, message)
+
+
+class DiceGame:
+    """Base rule book of a dice game; subclasses give the kinds and the game-specific checks."""
+
+    game: str = ""
+    n_dice: int = 0
+
+    def __init__(self, rulebook: str, kinds: list[BetKind], limits: Limits, rounding: RoundingRule,
+                 minor_units_per_unit: int = 100) -> None:
+        self.rulebook = rulebook
+        self.table = BetTable(kinds)
+        self.limits = limits
+        self.rounding = rounding
+        self.minor_units_per_unit = minor_units_per_unit
+        for bet in limits.per_bet_maximum:
+            if bet not in self.table.bet_ids:
+                raise RulebookError(f"limits name bet {bet!r}, which {self.game} {rulebook} does not have")
+
+    # --- state -------------------------------------------------------------------------------
+    def initial_state(self) -> Any:
+        return None
+
+    def next_state(self, state: Any, faces: tuple[int, ...]) -> Any:
+        return state
+
+    def state_view(self, state: Any) -> dict[str, Any]:
+        """The game state as plain data, for boards and the journal."""
+        return {}
+
+    # --- bets --------------------------------------------------------------------------------
+    def kind_for(self, state: Any, open_bets: OpenBets, bet: Bet) -> tuple[int, int]:
+        """The kind index and start state for a new bet; subclasses add their timing rules."""
+        if bet.number is not None:
+            raise refuse(RefusalReason.MALFORMED, f"bet {bet.bet} takes no number, got {bet.number}")
+        kind = self.table.kind_of(bet.bet)
+        if kind is None:
+            raise refuse(RefusalReason.UNKNOWN_BET, f"{self.game} {self.rulebook} has no bet {bet.bet!r}")
+        return kind, self.table.kinds[kind].start_state
+
+    def check_stake(self, open_bets: OpenBets, bet: Bet, kind: int) -> None:
+        """Stake checks common to every game: positive, a multiple of the minimum, within the maximum
+        (the owner's stakes already on the same bet count towards it)."""
+        stake = bet.stake
+        if isinstance(stake, bool) or not isinstance(stake, int) or stake <= 0:
+            raise refuse(RefusalReason.BAD_STAKE, f"stake must be a positive whole number of minor units, got {stake!r}")
+        at_risk = self.table.kinds[kind].at_risk
+        unit = self.limits.minimum * at_risk.denominator // at_risk.numerator
+        if stake < unit:
+            raise refuse(RefusalReason.UNDER_MINIMUM, f"stake {stake} is under the minimum {unit} for {bet.bet}")
+        if stake % unit:
+            raise refuse(RefusalReason.NOT_MULTIPLE_OF_MINIMUM, f"stake {stake} is not a multiple of {unit} for {bet.bet}")
+        same = [i for i, b in enumerate(open_bets.bets) if b.owner == bet.owner and b.bet == bet.bet and b.number == bet.number]
+        total = stake + int(open_bets.stake[same].sum()) if same else stake
+        maximum = self.limits.maximum_for(bet.bet) * at_risk.denominator // at_risk.numerator
+        if total > maximum:
+            raise refuse(RefusalReason.OVER_MAXIMUM,
+                         f"{bet.bet} for {bet.owner} would total {total}, over the maximum {maximum}")
+
+    def check_withdrawal(self, state: Any, open_bets: OpenBets, position: int) -> None:
+        """Raise `BetRefused` when the bet at `position` may not be taken down now."""
+
+    # --- house edge --------------------------------------------------------------------------
+    def edge_rows(self) -> list[EdgeRow]:
+        return edge_table(self.table.kinds, self.minor_units_per_unit)
+
+
+@dataclass(frozen=True)
+class ThrowResult:
+    """A settled throw: the faces, the state before and after, and every bet's outcome."""
+
+    faces: tuple[int, ...]
+    state_before: Any
+    state_after: Any
+    settlement: Settlement
+
+    def outcomes(self) -> list[BetOutcome]:
+        return self.settlement.outcomes()
+
+
+class DiceTable:
+    """The one owner of a dice table's open bets and game state (pure; no I/O, no clock)."""
+
+    def __init__(self, game: DiceGame, state: Any = None) -> None:
+        self.game = game
+        self.state = game.initial_state() if state is None else state
+        self.open_bets = OpenBets()
+
+    def place(self, bet: Bet) -> None:
+        """Validate and place one bet, or raise `BetRefused` with the reason."""
+        if not isinstance(bet.ticket, str) or not bet.ticket or not isinstance(bet.owner, str) or not bet.owner:
+            raise refuse(RefusalReason.MALFORMED, "a bet needs a non-empty ticket id and owner")
+        if not isinstance(bet.bet, str):
+            raise refuse(RefusalReason.MALFORMED, f"bet id must be text, got {bet.bet!r}")
+        if bet.number is not None and (isinstance(bet.number, bool) or not isinstance(bet.number, int)):
+            raise refuse(RefusalReason.MALFORMED, f"number must be a whole number, got {bet.number!r}")
+        if self.open_bets.position(bet.ticket) is not None:
+            raise refuse(RefusalReason.DUPLICATE_TICKET, f"ticket {bet.ticket} is already on the layout")
+        kind, start = self.game.kind_for(self.state, self.open_bets, bet)
+        self.game.check_stake(self.open_bets, bet, kind)
+        self.open_bets.add(bet, kind, start)
+
+    def withdraw(self, ticket: str) -> BetOutcome:
+        """Take a bet down (stake returned) if the rules allow it now."""
+        position = self.open_bets.position(ticket)
+        if position is None:
+            raise refuse(RefusalReason.MALFORMED, f"no open bet with ticket {ticket}")
+        self.game.check_withdrawal(self.state, self.open_bets, position)
+        bet = self.open_bets.bets[position]
+        mask = np.ones(len(self.open_bets), dtype=bool)
+        mask[position] = False
+        self.open_bets.keep(mask)
+        return BetOutcome(bet, Result.RETURNED, returned=bet.stake)
+
+    def throw(self, faces: tuple[int, ...] | list[int]) -> ThrowResult:
+        """Settle every open bet against one valid throw; decided bets leave the layout."""
+        outcome = outcome_index(faces, self.game.n_dice)
+        faces = tuple(int(f) for f in faces)
+        settlement = settle(self.game.table, self.open_bets, outcome, self.game.rounding)
+        before = self.state
+        self.state = self.game.next_state(self.state, faces)
+        staying = settlement.code == 0
+        self.open_bets.state = settlement.state.astype(np.int8)
+        self.open_bets.keep(staying)
+        return ThrowResult(faces, before, self.state, settlement)
+
+    def return_all(self) -> list[BetOutcome]:
+        """Close the table or void a round: every open bet's stake goes back."""
+        out = [BetOutcome(b, Result.RETURNED, returned=b.stake) for b in self.open_bets.bets]
+        self.open_bets = OpenBets()
+        return out
+
+
+def exact_win(outcome: BetOutcome) -> Fraction:
+    """The exact win an outcome stood for (paid + breakage)."""
+    return outcome.paid + outcome.breakage
+
