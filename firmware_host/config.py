@@ -71,30 +71,64 @@ class TableConfig(Struct, forbid_unknown_fields=True, frozen=True):
     money: Money = Money()
 
 
-_PATH = re.compile(r" - at `\$((?:\.[A-Za-z0-9_\-]+|\[\d+\])*)`$")
+_PATH = re.compile(r" - at `\$((?:\.[A-Za-z0-9_\-]+|\[(?:\d+|\.\.\.)\])*)`$")
 
 
 def key_path_of(error: msgspec.ValidationError) -> tuple[str, str]:
-    """Split a msgspec error into (dotted key path, message)."""
+    """Split a msgspec error into (dotted key path, message); a dict entry shows as `[...]`."""
     text = str(error)
     match = _PATH.search(text)
-    if not match:
-        return "", text
-    path = match.group(1).lstrip(".").replace("[", ".").replace("]", "")
-    message = text[: match.start()]
+    path, message = ("", text) if not match else (match.group(1).lstrip("."), text[: match.start()])
+    path = re.sub(r"\[(\d+)\]", r".\1", path).replace("[...]", ".[...]")
     unknown = re.match(r"Object contains unknown field `([^`]+)`", message)
     if unknown:
         return (f"{path}.{unknown.group(1)}" if path else unknown.group(1)), "unknown key"
     return path, message
 
 
-def parse_config(data: dict, source: str = "<config>") -> TableConfig:
-    """Validate already-parsed TOML data; errors name `source` and the key path."""
+def convert_strict(data: object, schema: type, source: str, error_type: type[Exception]):
+    """msgspec.convert with errors naming `source` and the key path (dict keys resolved by name)."""
     try:
-        config = msgspec.convert(data, TableConfig)
+        return msgspec.convert(data, schema)
     except msgspec.ValidationError as exc:
         path, message = key_path_of(exc)
-        raise ConfigError(f"{source}: {path or '(top level)'}: {message}") from None
+        if ".[...]" in path:
+            path = _resolve_dict_key(data, schema, path)
+        raise error_type(f"{source}: {path or '(top level)'}: {message}") from None
+
+
+def _resolve_dict_key(data: object, schema: type, path: str) -> str:
+    """msgspec does not name the failing key of a dict: find it by converting one entry at a time."""
+    head, _, tail = path.partition(".[...]")
+    parts = head.split(".") if head else []
+    node = data
+    for part in parts:
+        node = node[int(part)] if isinstance(node, list) else node.get(part) if isinstance(node, dict) else None
+    if not isinstance(node, dict):
+        return path.replace("[...]", "<key>")
+    for key in node:
+        trial = _replace_at(data, parts, {key: node[key]})
+        try:
+            msgspec.convert(trial, schema)
+        except msgspec.ValidationError:
+            return f"{head}.{key}{tail}"
+    return path.replace("[...]", "<key>")
+
+
+def _replace_at(data, parts: list[str], value):
+    if not parts:
+        return value
+    head, rest = parts[0], parts[1:]
+    if isinstance(data, list):
+        copy = list(data)
+        copy[int(head)] = _replace_at(data[int(head)], rest, value)
+        return copy
+    return {**data, head: _replace_at(data[head], rest, value)}
+
+
+def parse_config(data: dict, source: str = "<config>") -> TableConfig:
+    """Validate already-parsed TOML data; errors name `source` and the key path."""
+    config = convert_strict(data, TableConfig, source, ConfigError)
     if config.limits.maximum < config.limits.minimum:
         raise ConfigError(f"{source}: limits.maximum: {config.limits.maximum} is below limits.minimum "
                           f"{config.limits.minimum}")

@@ -7,10 +7,9 @@ import json
 from pathlib import Path
 from typing import Annotated
 
-import msgspec
 from msgspec import Meta, Struct
 
-from ..config import key_path_of, load_config
+from ..config import convert_strict, load_config
 from ..errors import InputFileError
 from ..games import build_dice_game
 from ..rules.bets import Bet
@@ -59,11 +58,7 @@ def read_entries(path: str, kind: type, label: str) -> list:
     for i, item in enumerate(raw):
         if kind is ThrowEntry and isinstance(item, list):
             item = {"faces": item}
-        try:
-            entries.append(msgspec.convert(item, kind))
-        except msgspec.ValidationError as exc:
-            key, message = key_path_of(exc)
-            raise InputFileError(f"{path}: {label} {i}{f' ({key})' if key else ''}: {message}") from None
+        entries.append(convert_strict(item, kind, f"{path}: {label} {i}", InputFileError))
     return entries
 
 
