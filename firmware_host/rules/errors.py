@@ -28,6 +28,8 @@ class RefusalReason(enum.StrEnum):
     NOT_REMOVABLE = "not_removable"
     DUPLICATE_TICKET = "duplicate_ticket"
     BETTING_CLOSED = "betting_closed"
+    OVER_TABLE_LIMIT = "over_table_limit"  # a limit on all bets together (punto banco Macau III.11)
+    NOT_ON_LAYOUT = "not_on_layout"  # numbers that are not that bet on the layout (a split of two non-adjacent numbers)
 
 
 class BetRefused(RulesError, ValueError):
