@@ -1,0 +1,190 @@
+"""The `board` topic's payload: msgspec structs, one per game family, tagged by `game`.
+
+Every board carries the schema version, the table, the round it follows and the table's
+limits and paytable; then what that game's boards show. Documented in docs/mqtt.md ("board").
+"""
+
+from __future__ import annotations
+
+from typing import Union
+
+import msgspec
+from msgspec import Struct
+
+SCHEMA = 1
+
+
+class PaytableRow(Struct, frozen=True, omit_defaults=True):
+    """A bet and what it pays ("x:y": wins x for every y staked, the stake returned)."""
+
+    bet: str
+    pays: str
+    number: int | None = None
+    condition: str | None = None
+
+
+class TableInfo(Struct, frozen=True):
+    """What regulations require be visible before betting: limits (minor units) and paytable."""
+
+    rulebook: str
+    currency: str
+    minor_units_per_unit: int
+    minimum: int
+    maximum: int
+    per_bet_maximum: dict[str, int]
+    paytable: list[PaytableRow]
+
+
+class Board(Struct, frozen=True, kw_only=True, tag_field="game"):
+    """Fields every board has."""
+
+    schema: int = SCHEMA
+    table_id: str
+    round_id: str | None = None  # the round this board follows; None after a reset
+    updated_at: str  # UTC, ISO 8601
+    reset: str | None = None  # why the history was last emptied: "new_session", "new_shoe"
+    table: TableInfo | None = None
+
+
+class SpinView(Struct, frozen=True):
+    number: int
+    colour: str  # "red", "black", "green"
+    direction: str | None  # "cw", "ccw", or None when the wheel does not report it
+
+
+class NumberCountView(Struct, frozen=True):
+    number: int
+    count: int
+
+
+class ChanceCountsView(Struct, frozen=True):
+    spins: int
+    zero: int
+    red: int
+    black: int
+    odd: int
+    even: int
+    low: int
+    high: int
+    dozens: list[int]
+    columns: list[int]
+
+
+class RouletteBoard(Board, frozen=True, tag="roulette"):
+    spins: int  # valid spins this session
+    last: list[SpinView]  # newest first, at most `last_n`
+    last_n: int
+    window: int  # hot, cold and counts are over the last `window` spins
+    hot: list[NumberCountView]
+    cold: list[NumberCountView]
+    counts: ChanceCountsView
+    directions_alternate: bool | None  # 004 §X.15 over the spins in `last`
+
+
+class BeadView(Struct, frozen=True):
+    winner: str  # "B", "P", "T"
+    banker_pair: bool
+    player_pair: bool
+
+
+class BigRoadCellView(Struct, frozen=True):
+    winner: str | None  # None: only ties so far this shoe, marked on the first cell
+    ties: int
+
+
+class BaccaratCounts(Struct, frozen=True):
+    coups: int
+    banker: int
+    player: int
+    tie: int
+    banker_pair: int
+    player_pair: int
+
+
+class BaccaratBoard(Board, frozen=True, tag="baccarat"):
+    shoe: int  # shoes since the session opened, from 1
+    last_coup: bool  # the cut card is out: the next coup is the shoe's last (or this one was)
+    counts: BaccaratCounts
+    bead_plate: list[BeadView]  # oldest first; drawn down columns of six
+    big_road: list[list[BigRoadCellView]]  # logical columns, top to bottom
+    big_eye_boy: list[list[str]]  # "R" / "B" marks in columns
+    small_road: list[list[str]]
+    cockroach_pig: list[list[str]]
+    layout: dict[str, list[list[int]]]  # per road, [x, y] of each cell in column order (6 rows, dragon tail)
+    next: dict[str, dict[str, str | None]]  # "B"/"P" -> road -> the mark that coup would add
+
+
+class CrapsThrowView(Struct, frozen=True):
+    faces: list[int]
+    total: int
+    point: int | None  # the point in force before this throw
+    outcome: str | None  # "natural", "craps", "point", "point_made", "seven_out" or None
+    shooter: int
+
+
+class CrapsBoard(Board, frozen=True, tag="craps"):
+    throws: int  # valid throws this session
+    last: list[CrapsThrowView]  # newest first
+    last_n: int
+    point: int | None  # the point now (None: next throw is a come-out)
+    shooter: int  # the shooter now, numbered from 1 this session
+    hot_roll: int  # throws by the current shooter so far
+    longest_roll: int  # the longest roll of the session
+
+
+class ThreeDiceView(Struct, frozen=True):
+    faces: list[int]
+    total: int
+    chance: str | None  # "small", "big" (and banca francesa "aces"), None: triple / no decision
+    triple: bool
+
+
+class ThreeDiceCounts(Struct, frozen=True):
+    results: int
+    small: int
+    big: int
+    aces: int
+    triples: int
+    no_decision: int
+
+
+class CussecBoard(Board, frozen=True, tag="cussec"):
+    results: int
+    last: list[ThreeDiceView]
+    last_n: int
+    counts: ThreeDiceCounts
+
+
+class BancaFrancesaBoard(Board, frozen=True, tag="banca_francesa"):
+    results: int
+    last: list[ThreeDiceView]
+    last_n: int
+    counts: ThreeDiceCounts
+
+
+class PaiKaoView(Struct, frozen=True):
+    faces: list[int]
+    total: int
+    first_seat: int  # 0 = banker, then right to left (002 Art. 1.4)
+
+
+class PaiKaoBoard(Board, frozen=True, tag="paikao"):
+    rounds: int
+    last: list[PaiKaoView]
+    last_n: int
+    seat_counts: list[int]  # how often each of the 8 seats received the first stack
+
+
+AnyBoard = Union[RouletteBoard, BaccaratBoard, CrapsBoard, CussecBoard, BancaFrancesaBoard, PaiKaoBoard]
+
+_encoder = msgspec.json.Encoder()
+_decoder = msgspec.json.Decoder(AnyBoard)
+
+
+def encode(board: AnyBoard) -> bytes:
+    return _encoder.encode(board)
+
+
+def decode(data: bytes | str) -> AnyBoard:
+    """A board payload, validated (raises msgspec.ValidationError on anything else)."""
+    return _decoder.decode(data)
