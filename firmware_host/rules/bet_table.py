@@ -180,22 +180,13 @@ class Settlement:
 
     def outcomes(self) -> list[BetOutcome]:
         """One `BetOutcome` per bet (materialised on demand; settlement itself stays in arrays)."""
-        out = []
-        for i, bet in enumerate(self.bets):
-            code = int(self.code[i])
-            point = int(self.state[i]) or None
-            out.append(
-                BetOutcome(
-                    bet,
-                    _RESULT_OF_CODE[code],
-                    int(self.paid[i]),
-                    int(self.returned[i]),
-                    int(self.kept[i]),
-                    Fraction(int(self.breakage_num[i]), int(self.breakage_den[i])),
-                    point,
-                )
-            )
-        return out
+        zero = Fraction(0)
+        results = [_RESULT_OF_CODE[c] for c in range(4)]
+        columns = zip(self.bets, self.code.tolist(), self.paid.tolist(), self.returned.tolist(), self.kept.tolist(),
+                      self.breakage_num.tolist(), self.breakage_den.tolist(), self.state.tolist())
+        return [BetOutcome(bet, results[code], paid, returned, kept,
+                           Fraction(b_num, b_den) if b_num else zero, state or None)
+                for bet, code, paid, returned, kept, b_num, b_den, state in columns]
 
 
 def settle(table: BetTable, open_bets: OpenBets, outcome: int, rounding: RoundingRule) -> Settlement:

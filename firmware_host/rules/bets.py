@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import NamedTuple
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,8 +30,7 @@ class Result(enum.StrEnum):
     RETURNED = "returned"  # void coup or withdrawn: stake returned, never played
 
 
-@dataclass(frozen=True, slots=True)
-class BetOutcome:
+class BetOutcome(NamedTuple):
     """A bet's settlement: `paid` is the win paid, `returned` the stake handed back,
     `kept` the stake the house keeps, `breakage` the exact part of the win not paid by rounding.
     Money is conserved: at_risk + exact win == returned + kept + paid + breakage
@@ -43,3 +43,6 @@ class BetOutcome:
     kept: int = 0
     breakage: Fraction = Fraction(0)
     point: int | None = None  # the bet's point after this throw, for bets that carry one
+
+
+# BetOutcome is a NamedTuple (not a dataclass) because settling 10,000 bets builds 10,000 of them.
