@@ -1,0 +1,80 @@
+"""The bets on a card, wheel or tile table between "place your bets" and "no more bets".
+
+`Layout` is the one owner of a coup's or spin's bets: it checks what every bet needs (ticket,
+owner, a whole positive stake, a multiple of the minimum, no duplicate ticket) and asks the
+game for the rest (`check_bet`, `check_withdrawal`); the game settles the layout's bets.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from .bets import Bet, BetOutcome
+from .errors import BetRefused, RefusalReason
+from .payout import returned
+
+
+class LayoutGame(Protocol):
+    def check_bet(self, bet: Bet, placed: list[Bet]) -> None: ...
+
+    def check_withdrawal(self, bet: Bet, remaining: list[Bet]) -> None: ...
+
+
+def covered(bet: Bet) -> tuple[int, ...]:
+    """The numbers a bet names beyond `number` (roulette splits, streets ...; see roulette.RouletteBet)."""
+    return getattr(bet, "numbers", ())
+
+
+def check_stake(bet: Bet, placed: list[Bet], minimum: int, maximum: int | None) -> None:
+    """The stake is a positive multiple of `minimum`; the owner's stakes on the same bet (and
+    number / numbers) with this one stay within `maximum` (None: no individual maximum)."""
+    stake = bet.stake
+    if isinstance(stake, bool) or not isinstance(stake, int) or stake <= 0:
+        raise BetRefused(RefusalReason.BAD_STAKE, f"stake must be a positive whole number of minor units, got {stake!r}")
+    if stake < minimum:
+        raise BetRefused(RefusalReason.UNDER_MINIMUM, f"stake {stake} is under the minimum {minimum} for {bet.bet}")
+    if stake % minimum:
+        raise BetRefused(RefusalReason.NOT_MULTIPLE_OF_MINIMUM, f"stake {stake} is not a multiple of {minimum} for {bet.bet}")
+    if maximum is None:
+        return
+    total = stake + sum(b.stake for b in placed if b.owner == bet.owner and b.bet == bet.bet
+                        and b.number == bet.number and covered(b) == covered(bet))
+    if total > maximum:
+        raise BetRefused(RefusalReason.OVER_MAXIMUM, f"{bet.bet} for {bet.owner} would total {total}, over the maximum {maximum}")
+
+
+class Layout:
+    """The bets of one coup or spin (pure; no I/O, no clock)."""
+
+    def __init__(self, game: LayoutGame) -> None:
+        self.game = game
+        self.bets: list[Bet] = []
+
+    def place(self, bet: Bet) -> None:
+        """Validate and place one bet, or raise `BetRefused` with the reason."""
+        if not isinstance(bet.ticket, str) or not bet.ticket or not isinstance(bet.owner, str) or not bet.owner:
+            raise BetRefused(RefusalReason.MALFORMED, "a bet needs a non-empty ticket id and owner")
+        if not isinstance(bet.bet, str):
+            raise BetRefused(RefusalReason.MALFORMED, f"bet id must be text, got {bet.bet!r}")
+        if bet.number is not None and (isinstance(bet.number, bool) or not isinstance(bet.number, int)):
+            raise BetRefused(RefusalReason.MALFORMED, f"number must be a whole number, got {bet.number!r}")
+        if any(b.ticket == bet.ticket for b in self.bets):
+            raise BetRefused(RefusalReason.DUPLICATE_TICKET, f"ticket {bet.ticket} is already on the layout")
+        self.game.check_bet(bet, self.bets)
+        self.bets.append(bet)
+
+    def withdraw(self, ticket: str) -> BetOutcome:
+        """Take a bet down before the coup (stake returned) if the rules allow it."""
+        for i, bet in enumerate(self.bets):
+            if bet.ticket == ticket:
+                remaining = self.bets[:i] + self.bets[i + 1:]
+                self.game.check_withdrawal(bet, remaining)
+                self.bets = remaining
+                return returned(bet)
+        raise BetRefused(RefusalReason.MALFORMED, f"no open bet with ticket {ticket}")
+
+    def return_all(self) -> list[BetOutcome]:
+        """A void coup or a closed table: every stake goes back."""
+        out = [returned(b) for b in self.bets]
+        self.bets = []
+        return out
