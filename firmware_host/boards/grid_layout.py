@@ -1,7 +1,8 @@
 """Board grid layout: logical road columns placed on a board of six rows, with the dragon tail.
 
 A column runs down from the top row. When it reaches the bottom row, or the cell below is
-already taken (by an earlier tail), it turns right and runs along that row: the "dragon tail".
+already taken (by an earlier tail), it turns right and runs along that row to its end: the
+"dragon tail".
 The next column starts one grid column right of where the previous one started; if a tail has
 taken that top cell, it starts at the next free one.
 """
@@ -22,12 +23,13 @@ def dragon_tail_layout(lengths: list[int], rows: int = ROWS) -> list[tuple[int, 
         start += 1
         while (start, 0) in taken:
             start += 1
-        x, y = start, 0
+        x, y, turned = start, 0, False
         for i in range(length):
             if i:
-                if y + 1 < rows and (x, y + 1) not in taken:
+                if not turned and y + 1 < rows and (x, y + 1) not in taken:
                     y += 1
-                else:
+                else:  # once turned, the tail runs right along its row
+                    turned = True
                     x += 1
                     while (x, y) in taken:
                         x += 1
