@@ -74,11 +74,12 @@ class Shoe:
     """One shoe from shuffle to its last coup (pure state; the validators drive it)."""
 
     def __init__(self, rules: ShoeRules, *, burns: bool = True) -> None:
-        """`burns=False` starts mid-shoe with nothing to burn (a single coup checked on its own)."""
+        """`burns=False`: no burn card is ever due (coups checked on their own, mid-shoe)."""
         self.rules = rules
+        self.burns = burns
         self.remaining: Counter = shoe_composition(rules.decks)
         self.cards_out = 0
-        self.coups = 0 if burns else 1
+        self.coups = 0
         self.coup_open = False
         self.cut_card_out = False
         self.last_coup = False
@@ -101,7 +102,9 @@ class Shoe:
         if self.coup_open:
             raise RulesError("a coup is already in progress on this shoe")
         self.coup_open = True
-        if self.coups == 0:
+        if not self.burns:
+            self._burns_due = 0
+        elif self.coups == 0:
             if self.rules.first_burn is None:
                 self._first_burn_pending = True
                 self._burns_due = 1
