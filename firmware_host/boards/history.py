@@ -34,7 +34,7 @@ class BoardSettings:
 
 
 class History:
-    """Common part: header fields, reset and the table information."""
+    """Common part: the round followed, reset, the table information and the board message."""
 
     game = ""
     reset_on = "new_session"
@@ -42,6 +42,7 @@ class History:
     def __init__(self, table_id: str, settings: BoardSettings = BoardSettings(),
                  table: p.TableInfo | None = None) -> None:
         self.table_id, self.settings, self.table = table_id, settings, table
+        self.round: int | None = None
         self.round_id: str | None = None
         self.reset_reason: str | None = self.reset_on
         self.clear()
@@ -49,18 +50,22 @@ class History:
     def clear(self) -> None:
         raise NotImplementedError
 
+    def board(self) -> p.AnyBoard:
+        raise NotImplementedError
+
     def reset(self, reason: str | None = None) -> None:
         """Empty the history (a new session, or a new shoe at baccarat)."""
         self.clear()
-        self.round_id = None
+        self.round = self.round_id = None
         self.reset_reason = reason or self.reset_on
 
-    def _header(self, updated_at: str) -> dict:
-        return {"table_id": self.table_id, "round_id": self.round_id, "updated_at": updated_at,
-                "reset": self.reset_reason, "table": self.table}
+    def message(self, utc: str) -> p.BoardMessage:
+        """The retained `board` payload (its `seq` is filled in by the outbox)."""
+        return p.BoardMessage(table=self.table_id, utc=utc, round=self.round, round_id=self.round_id,
+                              reset=self.reset_reason, table_info=self.table, board=self.board())
 
-    def _followed(self, round_id: str | None) -> None:
-        self.round_id = round_id
+    def _followed(self, round: int | None, round_id: str | None) -> None:
+        self.round, self.round_id = round, round_id
 
 
 class RouletteHistory(History):
@@ -69,18 +74,18 @@ class RouletteHistory(History):
     def clear(self) -> None:
         self.spins: list[Spin] = []
 
-    def add(self, spin: Spin, round_id: str | None = None) -> None:
+    def add(self, spin: Spin, round: int | None = None, round_id: str | None = None) -> None:
         self.spins.append(spin)
-        self._followed(round_id)
+        self._followed(round, round_id)
 
-    def board(self, updated_at: str) -> p.RouletteBoard:
+    def board(self) -> p.RouletteBoard:
         s = self.settings
         last = self.spins[-s.last_n:]
         window = [x.number for x in self.spins[-s.window:]]
         hot, cold = hot_and_cold(window, s.hot_cold)
         c = chance_counts(window)
         return p.RouletteBoard(
-            **self._header(updated_at), spins=len(self.spins),
+            spins=len(self.spins),
             last=[p.SpinView(x.number, colour_of(x.number), x.direction) for x in reversed(last)],
             last_n=s.last_n, window=s.window,
             hot=[p.NumberCountView(h.number, h.count) for h in hot],
@@ -108,16 +113,17 @@ class BaccaratHistory(History):
         self.shoe = 1 if reason == "new_session" else self.shoe + 1
         super().reset(reason)
 
-    def add(self, coup: Coup, round_id: str | None = None, last_coup: bool = False) -> None:
+    def add(self, coup: Coup, round: int | None = None, round_id: str | None = None,
+            last_coup: bool = False) -> None:
         self.coups.append(coup)
         self.last_coup = self.last_coup or last_coup
-        self._followed(round_id)
+        self._followed(round, round_id)
 
     def announce_last_coup(self) -> None:
         """The cut card came out: the coup being dealt is the shoe's last."""
         self.last_coup = True
 
-    def board(self, updated_at: str) -> p.BaccaratBoard:
+    def board(self) -> p.BaccaratBoard:
         road = big_road(self.coups)
         lengths = column_lengths(road)
         derived = derived_roads(lengths)
@@ -126,7 +132,7 @@ class BaccaratHistory(History):
             layout[name] = dragon_tail_layout([len(col) for col in derived[name]])
         n = shoe_counts(self.coups)
         return p.BaccaratBoard(
-            **self._header(updated_at), shoe=self.shoe, last_coup=self.last_coup,
+            shoe=self.shoe, last_coup=self.last_coup,
             counts=p.BaccaratCounts(n.coups, n.banker, n.player, n.tie, n.banker_pair, n.player_pair),
             bead_plate=[p.BeadView(c.winner, c.banker_pair, c.player_pair) for c in self.coups],
             big_road=[[p.BigRoadCellView(cell.winner, cell.ties) for cell in col] for col in road],
@@ -146,20 +152,20 @@ class CrapsHistory(History):
         self.point, self.shooter = 0, 1
 
     def add(self, faces: tuple[int, ...], point_before: int, point_after: int, shooter_before: int,
-            shooter_after: int, round_id: str | None = None) -> None:
+            shooter_after: int, round: int | None = None, round_id: str | None = None) -> None:
         self.throws.append(craps_throw(faces, point_before, shooter_before))
         self.point, self.shooter = point_after, shooter_after
-        self._followed(round_id)
+        self._followed(round, round_id)
 
     def new_shooter(self, shooter: int) -> None:
         """The dice passed without a seven-out (the shooter stopped: 2010 Art. 4.1)."""
         self.shooter = shooter
 
-    def board(self, updated_at: str) -> p.CrapsBoard:
+    def board(self) -> p.CrapsBoard:
         lengths = roll_lengths(self.throws)
         last = self.throws[-self.settings.last_n:]
         return p.CrapsBoard(
-            **self._header(updated_at), throws=len(self.throws),
+            throws=len(self.throws),
             last=[p.CrapsThrowView(list(t.faces), t.total, t.point, t.outcome, t.shooter) for t in reversed(last)],
             last_n=self.settings.last_n, point=self.point or None, shooter=self.shooter,
             hot_roll=lengths.get(self.shooter, 0), longest_roll=max(lengths.values(), default=0))
@@ -179,11 +185,11 @@ class ThreeDiceHistory(History):
     def clear(self) -> None:
         self.results: list[ThreeDiceResult] = []
 
-    def add(self, faces: tuple[int, ...], round_id: str | None = None) -> None:
+    def add(self, faces: tuple[int, ...], round: int | None = None, round_id: str | None = None) -> None:
         self.results.append(self._describe(faces))
-        self._followed(round_id)
+        self._followed(round, round_id)
 
-    def board(self, updated_at: str) -> p.CussecBoard | p.BancaFrancesaBoard:
+    def board(self) -> p.CussecBoard | p.BancaFrancesaBoard:
         rs = self.results
         counts = p.ThreeDiceCounts(
             results=len(rs), small=sum(r.chance == "small" for r in rs), big=sum(r.chance == "big" for r in rs),
@@ -191,7 +197,7 @@ class ThreeDiceHistory(History):
             no_decision=sum(r.chance is None for r in rs))
         last = [p.ThreeDiceView(list(r.faces), r.total, r.chance, r.triple) for r in reversed(rs[-self.settings.last_n:])]
         cls = p.CussecBoard if self.game == "cussec" else p.BancaFrancesaBoard
-        return cls(**self._header(updated_at), results=len(rs), last=last, last_n=self.settings.last_n,
+        return cls(results=len(rs), last=last, last_n=self.settings.last_n,
                    counts=counts)
 
 
@@ -201,14 +207,14 @@ class PaiKaoHistory(History):
     def clear(self) -> None:
         self.rounds: list[PaiKaoRound] = []
 
-    def add(self, faces: tuple[int, ...], round_id: str | None = None) -> None:
+    def add(self, faces: tuple[int, ...], round: int | None = None, round_id: str | None = None) -> None:
         self.rounds.append(paikao_round(faces))
-        self._followed(round_id)
+        self._followed(round, round_id)
 
-    def board(self, updated_at: str) -> p.PaiKaoBoard:
+    def board(self) -> p.PaiKaoBoard:
         seats = [0] * SEATS
         for r in self.rounds:
             seats[r.first_seat] += 1
         last = [p.PaiKaoView(list(r.faces), r.total, r.first_seat) for r in reversed(self.rounds[-self.settings.last_n:])]
-        return p.PaiKaoBoard(**self._header(updated_at), rounds=len(self.rounds), last=last,
+        return p.PaiKaoBoard(rounds=len(self.rounds), last=last,
                              last_n=self.settings.last_n, seat_counts=seats)

@@ -1,7 +1,8 @@
-"""The `board` topic's payload: msgspec structs, one per game family, tagged by `game`.
+"""The `board` topic's payload (docs/mqtt.md, "Boards"): msgspec structs.
 
-Every board carries the schema version, the table, the round it follows and the table's
-limits and paytable; then what that game's boards show. Documented in docs/mqtt.md ("board").
+A `BoardMessage` has the fields every outgoing payload of the contract has (`schema`, `type`,
+`table`, `seq`, `utc`; `seq` is filled in by the journal's outbox), the round the board follows,
+the table's limits and paytable, and `board`: what that game's boards show, tagged by `game`.
 """
 
 from __future__ import annotations
@@ -35,17 +36,6 @@ class TableInfo(Struct, frozen=True):
     paytable: list[PaytableRow]
 
 
-class Board(Struct, frozen=True, kw_only=True, tag_field="game"):
-    """Fields every board has."""
-
-    schema: int = SCHEMA
-    table_id: str
-    round_id: str | None = None  # the round this board follows; None after a reset
-    updated_at: str  # UTC, ISO 8601
-    reset: str | None = None  # why the history was last emptied: "new_session", "new_shoe"
-    table: TableInfo | None = None
-
-
 class SpinView(Struct, frozen=True):
     number: int
     colour: str  # "red", "black", "green"
@@ -70,7 +60,7 @@ class ChanceCountsView(Struct, frozen=True):
     columns: list[int]
 
 
-class RouletteBoard(Board, frozen=True, tag="roulette"):
+class RouletteBoard(Struct, frozen=True, tag_field="game", tag="roulette"):
     spins: int  # valid spins this session
     last: list[SpinView]  # newest first, at most `last_n`
     last_n: int
@@ -101,7 +91,7 @@ class BaccaratCounts(Struct, frozen=True):
     player_pair: int
 
 
-class BaccaratBoard(Board, frozen=True, tag="baccarat"):
+class BaccaratBoard(Struct, frozen=True, tag_field="game", tag="baccarat"):
     shoe: int  # shoes since the session opened, from 1
     last_coup: bool  # the cut card is out: the next coup is the shoe's last (or this one was)
     counts: BaccaratCounts
@@ -122,7 +112,7 @@ class CrapsThrowView(Struct, frozen=True):
     shooter: int
 
 
-class CrapsBoard(Board, frozen=True, tag="craps"):
+class CrapsBoard(Struct, frozen=True, tag_field="game", tag="craps"):
     throws: int  # valid throws this session
     last: list[CrapsThrowView]  # newest first
     last_n: int
@@ -148,14 +138,14 @@ class ThreeDiceCounts(Struct, frozen=True):
     no_decision: int
 
 
-class CussecBoard(Board, frozen=True, tag="cussec"):
+class CussecBoard(Struct, frozen=True, tag_field="game", tag="cussec"):
     results: int
     last: list[ThreeDiceView]
     last_n: int
     counts: ThreeDiceCounts
 
 
-class BancaFrancesaBoard(Board, frozen=True, tag="banca_francesa"):
+class BancaFrancesaBoard(Struct, frozen=True, tag_field="game", tag="banca_francesa"):
     results: int
     last: list[ThreeDiceView]
     last_n: int
@@ -168,7 +158,7 @@ class PaiKaoView(Struct, frozen=True):
     first_seat: int  # 0 = banker, then right to left (002 Art. 1.4)
 
 
-class PaiKaoBoard(Board, frozen=True, tag="paikao"):
+class PaiKaoBoard(Struct, frozen=True, tag_field="game", tag="paikao"):
     rounds: int
     last: list[PaiKaoView]
     last_n: int
@@ -177,14 +167,29 @@ class PaiKaoBoard(Board, frozen=True, tag="paikao"):
 
 AnyBoard = Union[RouletteBoard, BaccaratBoard, CrapsBoard, CussecBoard, BancaFrancesaBoard, PaiKaoBoard]
 
+
+class BoardMessage(Struct, frozen=True, kw_only=True, tag_field="type", tag="board"):
+    """The retained payload of `<prefix>/tables/<id>/board`."""
+
+    table: str
+    seq: int = 0  # the outbox's sequence number, filled in when published
+    utc: str
+    schema: int = SCHEMA
+    round: int | None = None  # the round this board follows; None after a reset
+    round_id: str | None = None
+    reset: str | None = None  # why the history was last emptied: "new_session" or "new_shoe"
+    table_info: TableInfo | None = None
+    board: AnyBoard
+
+
 _encoder = msgspec.json.Encoder()
-_decoder = msgspec.json.Decoder(AnyBoard)
+_decoder = msgspec.json.Decoder(BoardMessage)
 
 
-def encode(board: AnyBoard) -> bytes:
-    return _encoder.encode(board)
+def encode(message: BoardMessage) -> bytes:
+    return _encoder.encode(message)
 
 
-def decode(data: bytes | str) -> AnyBoard:
-    """A board payload, validated (raises msgspec.ValidationError on anything else)."""
+def decode(data: bytes | str) -> BoardMessage:
+    """A board message, validated (raises msgspec.ValidationError on anything else)."""
     return _decoder.decode(data)

@@ -16,7 +16,6 @@ from ..rules.craps import Craps
 from ..rules.dice_game import Limits
 
 GAMES = ("baccarat", "roulette", "craps", "cussec", "banca_francesa", "paikao")
-HEADER = ("schema", "table_id", "round_id", "updated_at", "reset", "table")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -46,7 +45,7 @@ def bounded(low: int, high: int):
 
 
 def compute(game: str, results: str, settings: BoardSettings = BoardSettings()) -> payload.AnyBoard:
-    """The board `results` give, as the service would publish it (header fields left empty)."""
+    """The board `results` give: the `board` object the service would publish."""
     if game == "baccarat":
         history = BaccaratHistory("", settings)
         for coup in parse_coups(results):
@@ -72,14 +71,12 @@ def compute(game: str, results: str, settings: BoardSettings = BoardSettings()) 
         history = ThreeDiceHistory(game, "", settings)
         for faces in parse_faces(results, game):
             history.add(faces)
-    return history.board("")
+    return history.board()
 
 
 def content(board: payload.AnyBoard) -> dict:
-    """The board without the header fields that only make sense for a live table."""
+    """The board as JSON data, roads in logical columns."""
     doc = msgspec.to_builtins(board)
-    for key in HEADER:
-        doc.pop(key, None)
     doc.pop("layout", None)  # the JSON is the logical roads; boards lay them out
     return doc
 

@@ -31,7 +31,7 @@ def test_baccarat_json_shape(capsys):
     assert doc["big_eye_boy"] == [["R"]]  # column 1 row 1 against column 0 (2 cells)
     assert doc["small_road"] == [] and doc["cockroach_pig"] == []
     assert doc["counts"]["coups"] == 6
-    assert "layout" not in doc and "table_id" not in doc
+    assert "layout" not in doc and doc["game"] == "baccarat"
 
 
 def test_roulette_json(capsys):
@@ -75,24 +75,26 @@ def test_payload_round_trip_and_table_info(repo_root):
     assert info.per_bet_maximum["aces"] == 6 * info.minimum  # 004 §IV.17, from the rule book
     assert {r.bet: r.pays for r in info.paytable}["aces"] == "61:1"
     h = BaccaratHistory("table-7")
-    h.add(Coup("B"), round_id="r1")
-    board = h.board("2024-05-01T20:00:00Z")
-    data = payload.encode(board)
+    h.add(Coup("B"), round=1, round_id="table-7-00000001")
+    message = h.message("2024-05-01T20:00:00.000Z")
+    data = payload.encode(message)
     doc = json.loads(data)
-    assert doc["game"] == "baccarat" and doc["schema"] == payload.SCHEMA and doc["table_id"] == "table-7"
-    assert payload.decode(data) == board
+    assert (doc["type"], doc["schema"], doc["table"], doc["seq"]) == ("board", payload.SCHEMA, "table-7", 0)
+    assert doc["board"]["game"] == "baccarat" and doc["round_id"] == "table-7-00000001"
+    assert payload.decode(data) == message
     craps = CrapsHistory("t", table=table_info(load_config(repo_root / "config" / "craps-macau-2010.toml")))
-    back = payload.decode(payload.encode(craps.board("x")))
-    assert isinstance(back, payload.CrapsBoard) and {"pass", "field"} <= {r.bet for r in back.table.paytable}
+    back = payload.decode(payload.encode(craps.message("u")))
+    assert isinstance(back.board, payload.CrapsBoard)
+    assert {"pass", "field"} <= {r.bet for r in back.table_info.paytable}
 
 
 def test_baccarat_shoe_numbers_and_last_coup():
     h = BaccaratHistory("t")
     h.add(Coup("B"))
     h.announce_last_coup()
-    assert h.board("x").last_coup is True and h.board("x").shoe == 1
+    assert h.board().last_coup is True and h.board().shoe == 1
     h.reset()
-    b = h.board("x")
-    assert (b.shoe, b.last_coup, b.bead_plate, b.reset) == (2, False, [], "new_shoe")
+    m = h.message("u")
+    assert (m.board.shoe, m.board.last_coup, m.board.bead_plate, m.reset) == (2, False, [], "new_shoe")
     h.reset("new_session")
-    assert h.board("x").shoe == 1
+    assert h.board().shoe == 1

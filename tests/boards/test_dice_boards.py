@@ -54,13 +54,14 @@ def test_last_n_keeps_the_newest():
     h = ThreeDiceHistory("cussec", "t", BoardSettings(last_n=2))
     for faces in [(1, 1, 2), (3, 4, 5), (6, 6, 5)]:
         h.add(faces)
-    b = h.board("t")
+    b = h.board()
     assert [r.faces for r in b.last] == [[6, 6, 5], [3, 4, 5]] and b.results == 3
 
 
 def test_session_reset():
     h = PaiKaoHistory("t")
-    h.add((1, 2, 3, 4), round_id="r9")
+    h.add((1, 2, 3, 4), round=9, round_id="t-00000009")
+    assert h.message("u").round == 9
     h.reset()
-    b = h.board("t")
-    assert (b.rounds, b.last, b.round_id, b.reset) == (0, [], None, "new_session")
+    m = h.message("u")
+    assert (m.board.rounds, m.board.last, m.round_id, m.reset) == (0, [], None, "new_session")

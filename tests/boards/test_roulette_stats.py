@@ -51,7 +51,7 @@ def test_board_over_a_window_of_ten_spins():
     h = RouletteHistory("t", BoardSettings(last_n=20, window=10, hot_cold=5))
     for n in SESSION:
         h.add(Spin(n))
-    b = h.board("2024-05-01T20:00:00Z")
+    b = h.board()
     assert b.spins == 36 and b.window == 10
     assert (b.counts.spins, b.counts.red, b.counts.black, b.counts.zero) == (10, 4, 5, 1)
     assert [x.number for x in b.hot] == [32, 26, 3, 35, 0]  # all once: the most recent first
@@ -63,7 +63,7 @@ def test_default_last_is_twenty_and_window_covers_the_session():
     h = RouletteHistory("t")
     for n in SESSION:
         h.add(Spin(n))
-    b = h.board("t")
+    b = h.board()
     assert len(b.last) == 20 == b.last_n
     assert b.counts.spins == 36 and b.counts.dozens == [11, 13, 10]
 
@@ -76,16 +76,17 @@ def test_direction_of_the_last_spins():
     h = RouletteHistory("t")
     for s in spins:
         h.add(s)
-    b = h.board("t")
+    b = h.board()
     assert [s.direction for s in b.last] == ["cw", "ccw", "cw"]
     assert b.directions_alternate is True
 
 
 def test_reset_at_a_new_session():
     h = RouletteHistory("t")
-    h.add(Spin(5), round_id="r1")
-    assert h.board("t").round_id == "r1"
+    h.add(Spin(5), round=1, round_id="t-00000001")
+    assert h.message("u").round_id == "t-00000001"
     h.reset("new_session")
-    b = h.board("t")
-    assert (b.spins, b.last, b.round_id, b.reset) == (0, [], None, "new_session")
+    m = h.message("u")
+    b = m.board
+    assert (b.spins, b.last, m.round, m.round_id, m.reset) == (0, [], None, None, "new_session")
     assert [x.count for x in b.cold] == [0] * 5 and b.hot == []
