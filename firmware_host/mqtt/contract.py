@@ -1,0 +1,227 @@
+"""The MQTT contract of docs/mqtt.md as code: topic names and msgspec payload schemas (schema 1).
+
+Outgoing payloads carry `seq`, which `Transaction.publish` fills in from the outbox; build them
+with `seq=0`. Incoming requests are decoded with `decode_request`, which raises `BadRequest`
+naming what was wrong.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+import msgspec
+from msgspec import Meta, Struct
+
+SCHEMA = 1
+
+
+class Topics:
+    """Every topic of one table: `<prefix>/tables/<table_id>/...`."""
+
+    def __init__(self, prefix: str, table_id: str) -> None:
+        self.base = f"{prefix}/tables/{table_id}"
+        self.availability = f"{self.base}/availability"
+        self.state = f"{self.base}/state"
+        self.result = f"{self.base}/result"
+        self.settlement = f"{self.base}/settlement"
+        self.events = f"{self.base}/events"
+        self.board = f"{self.base}/board"
+        self.bets = f"{self.base}/bets"
+        self.bets_response = f"{self.base}/bets/response"
+        self.recall = f"{self.base}/recall"
+        self.console = f"{self.base}/console"
+
+    def inbound(self) -> list[tuple[str, int]]:
+        """The request topics the controller subscribes to (QoS 1)."""
+        return [(self.bets, 1), (self.recall, 1), (self.console, 1)]
+
+
+class _Out(Struct, tag_field="type", omit_defaults=False):
+    """Fields every outgoing payload starts with."""
+
+    table: str
+    seq: int
+    utc: str
+    schema: int = SCHEMA
+
+
+class Availability(Struct, tag_field="type", tag="availability", omit_defaults=True):
+    table: str
+    state: Literal["online", "offline", "locked"]
+    reason: str | None = None
+    schema: int = SCHEMA
+
+
+class TableState(_Out, tag="state"):
+    game: str = ""
+    rulebook: str = ""
+    currency: str = ""
+    phase: str = ""
+    round: int = 0
+    round_id: str = ""
+    attempt: int = 0
+    betting_open: bool = False
+    last_coup: bool = False
+    game_state: dict[str, Any] = {}
+    open_bets: int = 0
+    devices: dict[str, str] = {}
+    limits: dict[str, int] = {}
+
+
+class Evidence(Struct):
+    ref: str
+    sha256: str
+
+
+class Manual(Struct):
+    who: str
+    why: str
+
+
+class ResultPayload(_Out, tag="result"):
+    game: str = ""
+    round: int = 0
+    round_id: str = ""
+    attempt: int = 1
+    void: bool = False
+    reason: str | None = None
+    faces: list[int] | None = None
+    total: int | None = None
+    number: int | None = None
+    cards: dict[str, list[str]] | None = None
+    outcome: dict[str, Any] = {}
+    evidence: Evidence | None = None
+    manual: Manual | None = None
+
+
+class BetLine(Struct):
+    """One bet's settlement (docs/mqtt.md, settlement)."""
+
+    ticket: str
+    owner: str
+    bet: str
+    number: int | None
+    stake: int
+    result: str
+    paid: int
+    returned: int
+    kept: int
+    breakage: str
+    point: int | None
+
+
+class Totals(Struct):
+    staked: int
+    paid: int
+    returned: int
+    kept: int
+    breakage: str
+
+
+class SettlementPayload(_Out, tag="settlement"):
+    round: int = 0
+    round_id: str = ""
+    void: bool = False
+    currency: str = ""
+    bets: list[BetLine] = []
+    totals: Totals | None = None
+
+
+class EventPayload(_Out, tag="event"):
+    round: int | None = None
+    round_id: str | None = None
+    kind: str = ""
+    who: str | None = None
+    why: str | None = None
+    detail: dict[str, Any] = {}
+
+
+class BetResponse(_Out, tag="bet_response"):
+    ticket: str = ""
+    accepted: bool = False
+    reason: str | None = None
+    message: str = ""
+    round: int = 0
+    round_id: str = ""
+
+
+class ConsoleResponse(_Out, tag="console_response"):
+    action: str = ""
+    accepted: bool = False
+    reason: str | None = None
+    message: str = ""
+
+
+class RecalledRound(Struct):
+    round: int
+    round_id: str
+    results: list[ResultPayload]
+    bets: list[dict[str, Any]]
+    settlement: SettlementPayload | None
+    events: list[EventPayload]
+
+
+class RecallResponse(_Out, tag="recall_response"):
+    rounds: list[RecalledRound] = []
+
+
+# --- requests (in) ---------------------------------------------------------------------------
+Text = Annotated[str, Meta(min_length=1, max_length=128)]
+
+
+class BetRequest(Struct, tag_field="type", tag="bet", forbid_unknown_fields=True):
+    ticket: Text
+    owner: Text
+    bet: Text
+    stake: int
+    number: int | None = None
+    schema: Literal[1] = 1
+
+
+class WithdrawRequest(Struct, tag_field="type", tag="withdraw", forbid_unknown_fields=True):
+    ticket: Text
+    owner: Text
+    schema: Literal[1] = 1
+
+
+class RecallRequest(Struct, tag_field="type", tag="recall", forbid_unknown_fields=True):
+    last: Annotated[int, Meta(ge=1, le=100)] = 10
+    schema: Literal[1] = 1
+
+
+class ManualResult(Struct, forbid_unknown_fields=True):
+    faces: list[int] | None = None
+    number: int | None = None
+    cards: dict[str, list[str]] | None = None
+
+
+ConsoleAction = Literal["open_betting", "no_more_bets", "confirm", "void", "new_shooter", "new_shoe",
+                        "close_table", "override"]
+
+
+class ConsoleRequest(Struct, tag_field="type", tag="console", forbid_unknown_fields=True):
+    action: ConsoleAction
+    who: Text | None = None
+    why: Annotated[str, Meta(max_length=500)] | None = None
+    result: ManualResult | None = None
+    schema: Literal[1] = 1
+
+
+Request = Union[BetRequest, WithdrawRequest, RecallRequest, ConsoleRequest]
+
+
+class BadRequest(ValueError):
+    """An incoming payload that is not valid JSON or not this schema; the message says why."""
+
+
+def decode_request(payload: bytes, expected: type | Any = Request) -> Any:
+    """Decode a request payload into its Struct, or raise `BadRequest`."""
+    try:
+        return msgspec.json.decode(payload, type=expected)
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        raise BadRequest(str(exc)) from None
+
+
+def fraction_text(value) -> str:
+    """A Fraction as "num/den" (breakage in minor units)."""
+    return f"{value.numerator}/{value.denominator}"

@@ -1,0 +1,214 @@
+"""The MQTT link: one paho-mqtt 2.x client (MQTT 5, persistent session) whose callbacks only enqueue.
+
+    link = MqttLink(settings, will=Will(topic, offline_payload, online_payload),
+                    subscriptions=[(topic, 1)], on_message=engine_queue.put, on_delivery=sender.deliver)
+    link.start()                  # connect_async + loop_start: works while the broker is down
+    link.publish(topic, payload, qos=1, retain=False, properties=...)  -> paho MQTTMessageInfo
+    link.stop()                   # publishes the offline availability, disconnects
+
+What the callbacks do (they run on paho's network thread and never block nor take our locks):
+- on_connect: renew every subscription and republish the retained "online" availability (so a
+  stale Last Will "offline" is replaced after a broker restart); hand `Connected` to the sinks.
+- on_disconnect: hand `Disconnected` to the sinks (paho reconnects by itself, with backoff).
+- on_publish: hand `Acked(mid, reason)` to the delivery sink (the outbox marks the row sent).
+- on_message: hand `Inbound(topic, payload, response_topic, correlation_data)` to `on_message`.
+"""
+
+from __future__ import annotations
+
+import logging
+import ssl
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, NamedTuple
+from urllib.parse import urlsplit
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+
+from ..errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+DEFAULT_PORTS = {"mqtt": 1883, "mqtts": 8883}
+
+
+class Connected(NamedTuple):
+    session_present: bool
+
+
+class Disconnected(NamedTuple):
+    reason: str
+
+
+class Acked(NamedTuple):
+    mid: int
+    reason_code: int  # MQTT 5 PUBACK reason: < 0x80 is success (0x10 "no matching subscribers" too)
+
+
+class Inbound(NamedTuple):
+    topic: str
+    payload: bytes
+    response_topic: str | None
+    correlation_data: bytes | None
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where the broker is: from a URL `mqtt://host:port` or `mqtts://host:port`."""
+
+    host: str
+    port: int
+    tls: bool
+
+    @classmethod
+    def from_url(cls, url: str) -> Endpoint:
+        parts = urlsplit(url)
+        if parts.scheme not in DEFAULT_PORTS or not parts.hostname:
+            raise ConfigError(f"broker URL {url!r}: expected mqtt://host[:port] or mqtts://host[:port]")
+        try:
+            port = parts.port or DEFAULT_PORTS[parts.scheme]
+        except ValueError:
+            raise ConfigError(f"broker URL {url!r}: bad port") from None
+        return cls(parts.hostname, port, parts.scheme == "mqtts")
+
+
+@dataclass(frozen=True)
+class LinkSettings:
+    """Connection settings (from the config's [mqtt] section)."""
+
+    url: str
+    client_id: str
+    username: str | None = None
+    password: str | None = None
+    tls_ca: str | None = None
+    tls_cert: str | None = None
+    tls_key: str | None = None
+    keepalive_s: int = 30
+    session_expiry_s: int = 86_400
+    reconnect_min_s: float = 0.5
+    reconnect_max_s: float = 30.0
+
+
+@dataclass(frozen=True)
+class Will:
+    """The availability topic: the Last Will payload and the payload republished on every connect."""
+
+    topic: str
+    offline: bytes
+    online: bytes
+
+
+def message_properties(response_topic: str | None = None, correlation_data: bytes | None = None,
+                       expiry_s: int | None = None, user: list[tuple[str, str]] | None = None) -> Properties:
+    """MQTT 5 PUBLISH properties for a JSON payload."""
+    props = Properties(PacketTypes.PUBLISH)
+    props.PayloadFormatIndicator = 1
+    props.ContentType = "application/json"
+    if response_topic:
+        props.ResponseTopic = response_topic
+    if correlation_data is not None:
+        props.CorrelationData = correlation_data
+    if expiry_s:
+        props.MessageExpiryInterval = expiry_s
+    if user:
+        props.UserProperty = list(user)
+    return props
+
+
+@dataclass
+class MqttLink:
+    """A paho client configured for the contract in docs/mqtt.md."""
+
+    settings: LinkSettings
+    will: Will
+    subscriptions: list[tuple[str, int]] = field(default_factory=list)
+    on_message: Callable[[Inbound], Any] | None = None
+    on_delivery: Callable[[Any], Any] | None = None  # gets Connected, Disconnected and Acked
+    on_status: Callable[[Any], Any] | None = None  # gets Connected and Disconnected
+
+    def __post_init__(self) -> None:
+        self.endpoint = Endpoint.from_url(self.settings.url)
+        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=self.settings.client_id,
+                             protocol=mqtt.MQTTv5)
+        if self.settings.username:
+            client.username_pw_set(self.settings.username, self.settings.password)
+        if self.endpoint.tls or self.settings.tls_ca:
+            for name in ("tls_ca", "tls_cert", "tls_key"):
+                value = getattr(self.settings, name)
+                if value and not Path(value).is_file():
+                    raise ConfigError(f"mqtt.{name}: {value} is not a readable file")
+            client.tls_set(ca_certs=self.settings.tls_ca, certfile=self.settings.tls_cert,
+                           keyfile=self.settings.tls_key, cert_reqs=ssl.CERT_REQUIRED)
+        client.will_set(self.will.topic, self.will.offline, qos=1, retain=True,
+                        properties=message_properties())
+        client.reconnect_delay_set(self.settings.reconnect_min_s, self.settings.reconnect_max_s)  # type: ignore[arg-type]
+        client.max_queued_messages_set(0)
+        client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
+        client.on_publish = self._on_publish
+        client.on_message = self._on_message
+        self.client = client
+        self.connected = False
+
+    # --- lifecycle ---------------------------------------------------------------------------
+    def start(self) -> None:
+        """Connect in the background; paho keeps reconnecting until `stop`."""
+        props = Properties(PacketTypes.CONNECT)
+        props.SessionExpiryInterval = self.settings.session_expiry_s
+        self.client.connect_async(self.endpoint.host, self.endpoint.port, keepalive=self.settings.keepalive_s,
+                                  clean_start=False, properties=props)
+        self.client.loop_start()
+
+    def stop(self, offline: bytes | None = None, timeout_s: float = 2.0) -> None:
+        """Say offline (a clean disconnect does not fire the Will), then disconnect and stop."""
+        if self.connected:
+            info = self.client.publish(self.will.topic, offline or self.will.offline, qos=1, retain=True,
+                                       properties=message_properties())
+            try:
+                info.wait_for_publish(timeout_s)
+            except (RuntimeError, ValueError):
+                log.warning("offline availability not acknowledged before disconnecting")
+        self.client.disconnect()
+        self.client.loop_stop()
+
+    # --- publishing --------------------------------------------------------------------------
+    def publish(self, topic: str, payload: bytes, qos: int = 1, retain: bool = False,
+                properties: Properties | None = None) -> mqtt.MQTTMessageInfo:
+        """Hand one message to paho (QoS 1 messages queue in paho while disconnected)."""
+        return self.client.publish(topic, payload, qos=qos, retain=retain,
+                                   properties=properties or message_properties())
+
+    # --- callbacks (paho's thread: enqueue only) ----------------------------------------------
+    def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
+        if reason_code.is_failure:
+            log.error("broker %s:%s refused the connection: %s", self.endpoint.host, self.endpoint.port, reason_code)
+            return
+        self.connected = True
+        for topic, qos in self.subscriptions:
+            client.subscribe(topic, qos=qos)
+        client.publish(self.will.topic, self.will.online, qos=1, retain=True, properties=message_properties())
+        event = Connected(bool(flags.session_present))
+        for sink in (self.on_delivery, self.on_status):
+            if sink:
+                sink(event)
+
+    def _on_disconnect(self, client, userdata, flags, reason_code, properties) -> None:
+        self.connected = False
+        event = Disconnected(str(reason_code))
+        for sink in (self.on_delivery, self.on_status):
+            if sink:
+                sink(event)
+
+    def _on_publish(self, client, userdata, mid, reason_code, properties) -> None:
+        if self.on_delivery:
+            self.on_delivery(Acked(mid, int(reason_code.value)))
+
+    def _on_message(self, client, userdata, message) -> None:
+        if not self.on_message:
+            return
+        props = message.properties
+        response_topic = getattr(props, "ResponseTopic", None) if props else None
+        correlation = getattr(props, "CorrelationData", None) if props else None
+        self.on_message(Inbound(message.topic, bytes(message.payload), response_topic, correlation))

@@ -1,0 +1,107 @@
+"""The journal: atomic transactions, the checksum chain, and corruption detected at start-up."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import msgspec
+import pytest
+
+from firmware_host.journal import Journal, JournalCorrupt
+from firmware_host.mqtt.contract import EventPayload
+
+
+def fill(path, n=20, key=None):
+    journal = Journal.open(path, key=key)
+    for i in range(n):
+        with journal.transaction() as txn:
+            txn.record("bet_accepted", {"ticket": f"t{i}", "stake": 100 * (i + 1)}, round=i // 5 + 1)
+            txn.publish("t/events", EventPayload(table="T1", seq=0, utc="", kind="x", detail={"i": i}))
+    journal.close()
+
+
+def test_pragmas_are_wal_and_full(tmp_path):
+    journal = Journal.open(tmp_path / "j.sqlite")
+    assert journal._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert journal._conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+
+
+def test_records_and_messages_commit_together_or_not_at_all(tmp_path):
+    journal = Journal.open(tmp_path / "j.sqlite")
+    with pytest.raises(RuntimeError):
+        with journal.transaction() as txn:
+            txn.record("settlement", {"round": 1}, round=1)
+            txn.publish("t/result", b"{}")
+            raise RuntimeError("crash before commit")
+    assert list(journal.records()) == [] and journal.messages() == []
+    with journal.transaction() as txn:
+        txn.record("settlement", {"round": 1}, round=1)
+        seq = txn.publish("t/result", EventPayload(table="T1", seq=0, utc="u", kind="k"))
+    assert [r.kind for r in journal.records()] == ["settlement"]
+    (message,) = journal.messages()
+    assert message.seq == seq == 1
+    assert msgspec.json.decode(message.payload)["seq"] == 1  # the payload carries its outbox seq
+    journal.close()
+    assert Journal.open(tmp_path / "j.sqlite").verify() == 1
+
+
+def test_sequences_continue_after_reopen(tmp_path):
+    fill(tmp_path / "j.sqlite", 3)
+    journal = Journal.open(tmp_path / "j.sqlite")
+    with journal.transaction() as txn:
+        assert txn.record("x", {}) == 4
+        assert txn.publish("t", b"{}") == 4
+    assert journal.verify() == 4
+
+
+def corrupt(path, sql, *args):
+    conn = sqlite3.connect(path)
+    conn.execute(sql, args)
+    conn.commit()
+    conn.close()
+
+
+@pytest.mark.parametrize("sql, expected", [
+    ("UPDATE records SET body = CAST('{\"ticket\":\"t3\",\"stake\":999900}' AS BLOB) WHERE seq = 4",
+     "record 4 .* fails its checksum"),
+    ("DELETE FROM records WHERE seq = 7", "record 7 is missing"),
+    ("DELETE FROM records WHERE seq = 20", "records were removed"),
+    ("UPDATE records SET round = 9 WHERE seq = 2", "record 2 .* fails its checksum"),
+    ("UPDATE outbox SET payload = CAST('{}' AS BLOB) WHERE seq = 5", "outbox message 5 .* fails its checksum"),
+])
+def test_tampered_record_is_detected_at_open(tmp_path, sql, expected):
+    path = tmp_path / "j.sqlite"
+    fill(path)
+    corrupt(path, sql)
+    with pytest.raises(JournalCorrupt, match=expected):
+        Journal.open(path)
+
+
+def test_damaged_file_is_detected_at_open(tmp_path):
+    path = tmp_path / "j.sqlite"
+    fill(path, 200)
+    conn = sqlite3.connect(path)  # fold the WAL into the main file so the damage hits real pages
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    data = bytearray(path.read_bytes())
+    for offset in range(4096 + 100, len(data), 4096):  # scribble over every page after the first
+        data[offset:offset + 64] = b"\xa5" * 64
+    path.write_bytes(bytes(data))
+    with pytest.raises(JournalCorrupt):
+        Journal.open(path)
+
+
+def test_not_a_database(tmp_path):
+    path = tmp_path / "j.sqlite"
+    path.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(JournalCorrupt, match="not a readable journal"):
+        Journal.open(path)
+
+
+def test_keyed_chain_refuses_a_rebuilt_chain(tmp_path):
+    """With a key, someone who edits a record and recomputes plain SHA-256 hashes is still caught."""
+    path = tmp_path / "j.sqlite"
+    fill(path, 5, key=b"secret")
+    assert Journal.open(path, key=b"secret").verify() == 5
+    with pytest.raises(JournalCorrupt, match="record 1"):
+        Journal.open(path)  # the wrong (no) key
