@@ -16,6 +16,7 @@ import msgspec
 from msgspec import Meta, Struct
 
 from .errors import ConfigError
+from .service_config import MqttSection, SimulationSection, StorageSection, TableSection
 
 Ratio = Annotated[str, Meta(pattern=r"^\s*\d+\s*:\s*[1-9]\d*\s*$", description='a payout "x:y"')]
 PositiveInt = Annotated[int, Meta(ge=1)]
@@ -57,9 +58,37 @@ class BancaFrancesaGame(Struct, tag_field="name", tag="banca_francesa", forbid_u
 class PaiKaoGame(Struct, tag_field="name", tag="paikao", forbid_unknown_fields=True, frozen=True):
     rulebook: Literal["macau-1985"]
     commission_pct: Annotated[int, Meta(ge=0, le=100)] = 5  # Art. 4.2
+    banker_capital_caps: bool = True  # Art. 4.5: the banker wins or loses at most his capital per deal
 
 
-GameSection = Union[CrapsGame, CussecGame, BancaFrancesaGame, PaiKaoGame]
+class PuntoBancoGame(Struct, tag_field="name", tag="punto_banco", forbid_unknown_fields=True, frozen=True):
+    rulebook: Literal["portugal-1995", "macau"]  # Portugal 1995 chapter II, or III (Macau)
+    decks: Literal[6, 8] = 8  # II.1: 6 on a single table, 8 on a double
+    tie_pays: Literal["9:1", "8:1"] = "9:1"  # II.17 "nove para um"
+    commission_pct: Annotated[int, Meta(ge=0, le=100)] = 5  # II.19, on banker wins
+    max_difference: PositiveInt | None = None  # III.11 b (Macau only): player vs banker totals
+
+
+class ChemindeFerGame(Struct, tag_field="name", tag="chemin_de_fer", forbid_unknown_fields=True, frozen=True):
+    rulebook: Literal["portugal-1995"]
+    commission_pct: Annotated[int, Meta(ge=0, le=100)] = 5  # the cagnotte on the bank's wins (I.47)
+
+
+class BlackjackGame(Struct, tag_field="name", tag="blackjack", forbid_unknown_fields=True, frozen=True):
+    rulebook: Literal["portugal-1995"]
+    decks: Literal[4, 6] = 6  # V.3
+    boxes: Literal[6, 7] = 7  # V.2
+    dealer_blackjack_takes: Literal["all", "original"] = "all"  # stakes lost to a dealer blackjack (V is silent)
+
+
+class RouletteGame(Struct, tag_field="name", tag="roulette", forbid_unknown_fields=True, frozen=True):
+    rulebook: Literal["portugal-1995"]
+    wheel: Literal["french", "american_numbering"] = "french"  # X.9 / IX.2
+    corner_max_ratio: Annotated[int, Meta(ge=1, le=1000)] = 40  # X.27 gives none for corners
+
+
+GameSection = Union[CrapsGame, CussecGame, BancaFrancesaGame, PaiKaoGame, PuntoBancoGame, ChemindeFerGame,
+                    BlackjackGame, RouletteGame]
 
 
 class TableConfig(Struct, forbid_unknown_fields=True, frozen=True):
@@ -69,6 +98,11 @@ class TableConfig(Struct, forbid_unknown_fields=True, frozen=True):
     game: GameSection
     limits: LimitsSection
     money: Money = Money()
+    # The service's sections (optional: a rules-only config stays valid; `tablehw run` needs [table]).
+    table: TableSection | None = None
+    mqtt: MqttSection | None = None
+    storage: StorageSection | None = None
+    simulation: SimulationSection | None = None
 
 
 _PATH = re.compile(r" - at `\$((?:\.[A-Za-z0-9_\-]+|\[(?:\d+|\.\.\.)\])*)`$")

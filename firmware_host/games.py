@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from .config import BancaFrancesaGame, CrapsGame, CussecGame, TableConfig
+from fractions import Fraction
+
+from .config import BancaFrancesaGame, CrapsGame, CussecGame, PuntoBancoGame, RouletteGame, TableConfig
 from .errors import ConfigError
 from .rules.banca_francesa import BancaFrancesa
 from .rules.craps import Craps
@@ -10,6 +12,11 @@ from .rules.cussec import Cussec
 from .rules.dice_game import DiceGame, Limits
 from .rules.errors import RulebookError
 from .rules.money import RoundingMode, RoundingRule, parse_ratio
+from .rules.punto_banco import PuntoBanco
+from .rules.roulette import Roulette
+
+# The card, wheel and tile games (issue 3): `build_table_game` makes their rule books.
+TABLE_GAMES = (PuntoBancoGame, RouletteGame)
 
 
 def build_dice_game(config: TableConfig, source: str = "<config>") -> DiceGame:
@@ -32,3 +39,20 @@ def build_dice_game(config: TableConfig, source: str = "<config>") -> DiceGame:
     except RulebookError as exc:
         raise ConfigError(f"{source}: game: {exc}") from None
     raise ConfigError(f"{source}: game.name: {type(game).__name__} has no bets settled by dice")
+
+
+def build_table_game(config: TableConfig, source: str = "<config>"):
+    """The rule book of a card, wheel or tile game; rule book errors are reported as config errors."""
+    game, money = config.game, config.money
+    rounding = RoundingRule(money.payout_unit, RoundingMode(money.rounding))
+    limits = Limits(config.limits.minimum, config.limits.maximum, dict(config.limits.per_bet_maximum))
+    common = {"minor_units_per_unit": money.minor_units_per_unit}
+    try:
+        if isinstance(game, PuntoBancoGame):
+            return PuntoBanco(game.rulebook, limits, rounding, decks=game.decks, tie_pays=parse_ratio(game.tie_pays),
+                              commission=Fraction(game.commission_pct, 100), max_difference=game.max_difference, **common)
+        if isinstance(game, RouletteGame):
+            return Roulette(game.rulebook, game.wheel, limits, rounding, corner_max_ratio=game.corner_max_ratio, **common)
+    except RulebookError as exc:
+        raise ConfigError(f"{source}: game: {exc}") from None
+    raise ConfigError(f"{source}: game.name: {type(game).__name__} is not a card, wheel or tile game")

@@ -51,6 +51,10 @@ def seat_table() -> list[dict]:
 
 def run(args: argparse.Namespace) -> int:
     config = load_config(args.config)
+    from . import edge_cards  # card, wheel and tile games (issue 3)
+
+    if edge_cards.handles(config):
+        return edge_cards.run(args, config)
     if isinstance(config.game, PaiKaoGame):
         doc = {"game": "paikao", "rulebook": config.game.rulebook, "first_seat": seat_table()}
         if args.json:

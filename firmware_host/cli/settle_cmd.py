@@ -40,7 +40,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("settle", help="settle throws against bets and print every outcome")
     p.add_argument("--config", required=True, help="table configuration (TOML)")
     p.add_argument("--bets", required=True, help='JSON list of {"ticket","bet","stake","owner","number"?,"at"?}')
-    p.add_argument("--throws", required=True, help="JSON list of faces ([3,4]) or {\"faces\":[...]} / {\"void\":true}")
+    p.add_argument("--throws", "--coups", "--spins", dest="throws", required=True,
+                   help="JSON list of faces ([3,4]) or {\"faces\":[...]} / {\"void\":true}; card games: coups "
+                        "(cards and decisions), roulette: spins (see docs/rules-cards.md)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
 
@@ -64,6 +66,10 @@ def read_entries(path: str, kind: type, label: str) -> list:
 
 def run(args: argparse.Namespace) -> int:
     config = load_config(args.config)
+    from . import settle_cards  # card, wheel and tile games (issue 3)
+
+    if settle_cards.handles(config):
+        return settle_cards.run(args, config)
     game = build_dice_game(config, args.config)
     bets = read_entries(args.bets, BetEntry, "bet")
     throws = read_entries(args.throws, ThrowEntry, "throw")

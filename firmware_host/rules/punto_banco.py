@@ -92,8 +92,10 @@ class PuntoBanco:
                                      f"{self.max_difference} (III.11 d)")
 
     # --- coups and settlement -----------------------------------------------------------------------
-    def new_shoe(self) -> Shoe:
-        return Shoe(self.shoe_rules)
+    coup_takes_bets = False  # the deal does not depend on the bets
+
+    def new_shoe(self, *, burns: bool = True) -> Shoe:
+        return Shoe(self.shoe_rules, burns=burns)
 
     def new_coup(self, shoe: Shoe | None = None) -> PuntoBancoCoup:
         if shoe is None:
@@ -114,6 +116,13 @@ class PuntoBanco:
             else:
                 out.append(lose(bet))
         return out
+
+    def describe_result(self, view: dict) -> str:
+        """One line for a finished coup (`BaccaratResult.view()`)."""
+        pairs = [side for side in ("player", "banker") if view[f"{side}_pair"]]
+        return (f"player {view['player_points']} ({' '.join(view['player'])}) banker {view['banker_points']} "
+                f"({' '.join(view['banker'])}): {view['winner']}{' wins' if view['winner'] != 'tie' else ''}"
+                + (" (natural)" if view["natural"] else "") + (f" pairs: {', '.join(pairs)}" if pairs else ""))
 
     # --- house edge ------------------------------------------------------------------------------
     def edge_rows(self, counts: CoupCounts | None = None) -> list[EdgeRow]:

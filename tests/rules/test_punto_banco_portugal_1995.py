@@ -333,9 +333,10 @@ def test_six_deck_figures():
     counts = enumerate_decks(6)
     assert counts.total == 312 * 311 * 310 * 309 * 308 * 307
     rows = {r.bet: r for r in book(decks=6).edge_rows()}
-    # Six decks: banker 1.0558%, player 1.2374%, tie 9:1 4.8439% (widely published six-deck figures).
+    # Six decks: banker 1.0558%, player 1.2374% (the widely published six-deck figures); tie 9:1 4.9313%.
     assert round(float(rows["banker"].edge) * 100, 4) == 1.0558
     assert round(float(rows["player"].edge) * 100, 4) == 1.2374
+    assert round(float(rows["tie"].edge) * 100, 4) == 4.9313
 
 
 def test_enumeration_on_a_tiny_shoe_matches_brute_force():

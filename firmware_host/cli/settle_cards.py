@@ -1,0 +1,223 @@
+"""`tablehw settle` for card, wheel and tile games: bets against coups (cards and decisions) or spins.
+
+Coups are dealt through the game's dealing validator exactly as a shoe would report them; a
+misdeal gets the remedy the regulation gives (a misplaced card is put where it was due, an
+extra card is burned, a card foreign to the shoe voids the coup) and is reported. A void coup
+returns every stake; a void spin (X.16 "golpe nulo") settles nothing and the bets stay.
+Input formats: docs/rules-cards.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Annotated
+
+from msgspec import Meta, Struct
+
+from ..config import PaiKaoGame, TableConfig
+from ..errors import InputFileError
+from ..games import TABLE_GAMES, build_table_game
+from ..rules.bets import Bet, BetOutcome
+from ..rules.errors import BetRefused, RulesError
+from ..rules.layout import Layout
+from ..rules.misdeal import DecisionNeeded, Misdeal, Remedy
+from ..rules.roulette import Roulette, RouletteBet, spin_view
+from ..rules.shoe import Shoe
+from .settle_cmd import read_entries
+
+
+class CardBetEntry(Struct, forbid_unknown_fields=True):
+    """One bet in bets.json; `at` is the index of the coup or spin it is placed before (default 0)."""
+
+    ticket: str
+    bet: str
+    stake: int
+    owner: str
+    number: int | None = None
+    numbers: list[int] = []
+    at: Annotated[int, Meta(ge=0)] = 0
+
+
+def handles(config: TableConfig) -> bool:
+    return isinstance(config.game, TABLE_GAMES) or isinstance(config.game, PaiKaoGame)
+
+
+def run(args: argparse.Namespace, config: TableConfig) -> int:
+    game = build_table_game(config, args.config)
+    entries = read_entries(args.bets, CardBetEntry, "bet")
+    rounds = _read_rounds(args.throws)
+    for i, b in enumerate(entries):
+        if b.at >= len(rounds) + 1:
+            raise InputFileError(f"{args.bets}: bet {i} (at): index {b.at} is past the last {_noun(game)}")
+    play = _spin if isinstance(game, Roulette) else _coup
+    # One shoe for the whole file (its composition is tracked); burns are not part of the input.
+    shoe = None if isinstance(game, Roulette) else game.new_shoe(burns=False)
+    layout = Layout(game)
+    report = []
+    for index, item in enumerate(rounds):
+        placed = _place(layout, [e for e in entries if e.at == index])
+        step = {_noun(game): index, "placed": placed}
+        step |= play(game, layout, item, f"{args.throws}: {_noun(game)} {index}", shoe)
+        report.append(step)
+    _place(layout, [e for e in entries if e.at == len(rounds)])
+    open_after = [{"ticket": b.ticket, "bet": b.bet, "stake": b.stake} for b in layout.bets]
+    doc = {"game": game.game, "rulebook": game.rulebook, f"{_noun(game)}s": report, "open": open_after}
+    if args.json:
+        print(json.dumps(doc, indent=2))
+    else:
+        _print(game, report, open_after)
+    return 0
+
+
+def _noun(game) -> str:
+    return "spin" if isinstance(game, Roulette) else "coup"
+
+
+def _read_rounds(path: str) -> list:
+    try:
+        raw = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise InputFileError(f"{path}: not valid JSON: {exc}") from None
+    if not isinstance(raw, list):
+        raise InputFileError(f"{path}: expected a JSON list of coups or spins")
+    return raw
+
+
+def _bet_of(entry: CardBetEntry) -> Bet:
+    if entry.numbers:
+        return RouletteBet(entry.ticket, entry.bet, entry.stake, entry.owner, entry.number, tuple(entry.numbers))
+    return Bet(entry.ticket, entry.bet, entry.stake, entry.owner, entry.number)
+
+
+def _place(layout: Layout, entries: list[CardBetEntry]) -> list[dict]:
+    placed = []
+    for entry in entries:
+        try:
+            layout.place(_bet_of(entry))
+            placed.append({"ticket": entry.ticket, "accepted": True})
+        except BetRefused as exc:
+            placed.append({"ticket": entry.ticket, "accepted": False, "reason": exc.reason.value, "message": exc.message})
+    return placed
+
+
+def outcome_view(o: BetOutcome) -> dict:
+    out = {"ticket": o.bet.ticket, "bet": o.bet.bet, "owner": o.bet.owner, "stake": o.bet.stake,
+           "result": o.result.value, "paid": o.paid, "returned": o.returned, "kept": o.kept, "breakage": str(o.breakage)}
+    if o.bet.number is not None:
+        out["number"] = o.bet.number
+    if getattr(o.bet, "numbers", ()):
+        out["numbers"] = list(o.bet.numbers)
+    return out
+
+
+# --- roulette -------------------------------------------------------------------------------------
+
+def _spin(game: Roulette, layout: Layout, item, where: str, shoe) -> dict:
+    if isinstance(item, dict) and item.get("void"):
+        return {"void": True, "reason": item.get("reason"), "outcomes": []}  # X.16: the bets stay for the new spin
+    number = item.get("number") if isinstance(item, dict) else item
+    try:
+        outcomes = game.settle(number, layout.bets)
+    except RulesError as exc:
+        raise InputFileError(f"{where}: {exc}") from None
+    layout.bets = []
+    return {"spin_result": spin_view(number), "outcomes": [outcome_view(o) for o in outcomes]}
+
+
+# --- card games -------------------------------------------------------------------------------------
+
+def _events(item, where: str) -> tuple[list, str | None]:
+    if isinstance(item, list):
+        return item, None
+    if isinstance(item, dict) and isinstance(item.get("events", []), list):
+        unknown = set(item) - {"events", "void"}
+        if unknown:
+            raise InputFileError(f"{where}: unknown key(s) {sorted(unknown)}")
+        return item.get("events", []), item.get("void")
+    raise InputFileError(f"{where}: a coup is a list of events or {{\"events\": [...], \"void\": reason}}")
+
+
+def _coup(game, layout: Layout, item, where: str, shoe: Shoe | None) -> dict:
+    events, void_reason = _events(item, where)
+    coup = game.new_coup(shoe, layout.bets) if game.coup_takes_bets else game.new_coup(shoe)
+    misdeals = []
+    for n, event in enumerate(events):
+        if coup.is_void:
+            misdeals.append({"event": n, "ignored": event, "why": "the coup is void"})
+            continue
+        try:
+            _apply(coup, event, f"{where} event {n}")
+        except Misdeal as m:
+            misdeals.append({"event": n, "kind": m.kind.value, "remedy": m.remedy.value, "article": m.article,
+                             "message": m.message})
+            _remedy(coup, event, m, f"{where} event {n}")
+        except RulesError as exc:
+            raise InputFileError(f"{where} event {n}: {exc}") from None
+    if void_reason and not coup.is_void:
+        coup.void(str(void_reason), "dealer console")
+    if not coup.is_void and not coup.is_complete:
+        raise InputFileError(f"{where}: the events end before the coup is complete; next due: {coup.due().view()}")
+    outcomes = game.settle(coup, layout.bets)
+    layout.bets = []
+    step = {"void": coup.is_void, "misdeals": misdeals, "outcomes": [outcome_view(o) for o in outcomes]}
+    if coup.is_void:
+        step["reason"] = f"{coup.void_reason} ({coup.void_article})"
+    else:
+        step["coup_result"] = coup.result().view()
+    return step
+
+
+def _apply(coup, event, where: str) -> None:
+    if event == "CUT":
+        coup.cut_card()
+    elif isinstance(event, str):
+        coup.deal(event)
+    elif isinstance(event, dict) and "card" in event:
+        extra = set(event) - {"card", "to", "face_up"}
+        if extra:
+            raise InputFileError(f"{where}: unknown key(s) {sorted(extra)} in a card event")
+        coup.deal(event["card"], event.get("to"), face_up=bool(event.get("face_up", False)))
+    elif isinstance(event, dict) and "decision" in event and hasattr(coup, "decide"):
+        coup.decide(**event)
+    else:
+        raise InputFileError(f"{where}: an event is a card (\"9S\", {{\"card\": ..., \"to\": ...}}), \"CUT\" "
+                             f"or a decision {{\"decision\": ...}}, got {event!r}")
+
+
+def _remedy(coup, event, m: Misdeal, where: str) -> None:
+    """Apply what the regulation says after a misdeal, as the dealer would."""
+    if isinstance(m, DecisionNeeded):
+        raise InputFileError(f"{where}: {m.message}: the decision is missing from the coup's events")
+    card = event["card"] if isinstance(event, dict) else event
+    if m.remedy is Remedy.CORRECT_AT_ONCE and m.due is not None and m.due.to is not None:
+        coup.deal(card, m.due.to, face_up=bool(isinstance(event, dict) and event.get("face_up")))
+    elif m.remedy is Remedy.BURN_CARD:
+        coup.discard(card)
+
+
+def _print(game, report: list[dict], open_after: list[dict]) -> None:
+    noun = _noun(game)
+    for step in report:
+        for p in step["placed"]:
+            if not p["accepted"]:
+                print(f"  refused {p['ticket']}: {p['reason']}: {p['message']}")
+        head = f"{noun} {step[noun]}: "
+        if step.get("void"):
+            print(head + f"void ({step.get('reason') or 'no reason given'}) — every stake returned"
+                  if noun == "coup" else head + f"void ({step.get('reason') or 'golpe nulo'}) — bets stay")
+        elif noun == "spin":
+            print(head + f"{step['spin_result']['number']} {step['spin_result']['colour']}")
+        else:
+            print(head + game.describe_result(step["coup_result"]))
+        for m in step.get("misdeals", []):
+            if "kind" in m:
+                print(f"  misdeal at event {m['event']}: {m['kind']} — {m['remedy']} ({m['article']}): {m['message']}")
+        for o in step["outcomes"]:
+            extra = f" breakage {o['breakage']}" if o["breakage"] != "0" else ""
+            print(f"  {o['ticket']:<10} {o['bet']:<12} {o['result']:<8} stake {o['stake']:>8} paid {o['paid']:>8} "
+                  f"returned {o['returned']:>8} kept {o['kept']:>8}{extra}")
+    print(f"open after the last {noun}: {len(open_after)} bet(s)" + "".join(f"\n  {b['ticket']} {b['bet']} {b['stake']}" for b in open_after))
