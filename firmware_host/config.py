@@ -72,6 +72,7 @@ class PuntoBancoGame(Struct, tag_field="name", tag="punto_banco", forbid_unknown
 class ChemindeFerGame(Struct, tag_field="name", tag="chemin_de_fer", forbid_unknown_fields=True, frozen=True):
     rulebook: Literal["portugal-1995"]
     commission_pct: Annotated[int, Meta(ge=0, le=100)] = 5  # the cagnotte on the bank's wins (I.47)
+    bank_minimum: PositiveInt | None = None  # I.35, I.37: the bank's minimum (default: limits.minimum)
 
 
 class BlackjackGame(Struct, tag_field="name", tag="blackjack", forbid_unknown_fields=True, frozen=True):

@@ -4,19 +4,21 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .config import BancaFrancesaGame, CrapsGame, CussecGame, PuntoBancoGame, RouletteGame, TableConfig
+from .config import (BancaFrancesaGame, ChemindeFerGame, CrapsGame, CussecGame, PuntoBancoGame, RouletteGame,
+                     TableConfig)
 from .errors import ConfigError
 from .rules.banca_francesa import BancaFrancesa
 from .rules.craps import Craps
 from .rules.cussec import Cussec
 from .rules.dice_game import DiceGame, Limits
 from .rules.errors import RulebookError
+from .rules.chemin_de_fer import ChemindeFer
 from .rules.money import RoundingMode, RoundingRule, parse_ratio
 from .rules.punto_banco import PuntoBanco
 from .rules.roulette import Roulette
 
 # The card, wheel and tile games (issue 3): `build_table_game` makes their rule books.
-TABLE_GAMES = (PuntoBancoGame, RouletteGame)
+TABLE_GAMES = (PuntoBancoGame, RouletteGame, ChemindeFerGame)
 
 
 def build_dice_game(config: TableConfig, source: str = "<config>") -> DiceGame:
@@ -51,6 +53,9 @@ def build_table_game(config: TableConfig, source: str = "<config>"):
         if isinstance(game, PuntoBancoGame):
             return PuntoBanco(game.rulebook, limits, rounding, decks=game.decks, tie_pays=parse_ratio(game.tie_pays),
                               commission=Fraction(game.commission_pct, 100), max_difference=game.max_difference, **common)
+        if isinstance(game, ChemindeFerGame):
+            return ChemindeFer(game.rulebook, limits, rounding, commission=Fraction(game.commission_pct, 100),
+                               bank_minimum=game.bank_minimum, **common)
         if isinstance(game, RouletteGame):
             return Roulette(game.rulebook, game.wheel, limits, rounding, corner_max_ratio=game.corner_max_ratio, **common)
     except RulebookError as exc:
