@@ -8,9 +8,11 @@ here each throw is only described the way boards show it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..rules.banca_francesa import DECIDING
-from ..rules.craps import POINTS
+from ..rules.craps import POINTS, Craps, CrapsState
+from ..rules.dice_game import Limits
 from ..rules.cussec import is_triple
 from ..rules.paikao import first_seat
 
@@ -27,6 +29,19 @@ def craps_outcome(point_before: int, total: int) -> str | None:
     if total == point_before:
         return "point_made"
     return "seven_out" if total == 7 else None
+
+
+@lru_cache(maxsize=1)
+def _point_rules() -> Craps:
+    # The point and the shooter change the same way in all three rule books (2010 Art. 4,
+    # 1985 Art. 1, 1995 VI.8); limits do not matter here.
+    return Craps("macau-2010", Limits(1, 1))
+
+
+def craps_state_after(point: int, shooter: int, faces: tuple[int, ...]) -> tuple[int, int]:
+    """(point, shooter) after a throw, by the rules core (point 0: the next throw is a come-out)."""
+    after = _point_rules().next_state(CrapsState(point, shooter), tuple(faces))
+    return after.point, after.shooter
 
 
 @dataclass(frozen=True, slots=True)

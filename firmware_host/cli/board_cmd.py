@@ -8,12 +8,11 @@ import json
 import msgspec
 
 from ..boards import payload
+from ..boards.dice_history import craps_state_after
 from ..boards.grid_layout import bead_plate_layout, dragon_tail_layout
 from ..boards.history import (BaccaratHistory, BoardSettings, CrapsHistory, PaiKaoHistory, RouletteHistory,
                               ThreeDiceHistory)
 from ..boards.results_text import parse_coups, parse_faces, parse_spins
-from ..rules.craps import Craps
-from ..rules.dice_game import Limits
 
 GAMES = ("baccarat", "roulette", "craps", "cussec", "banca_francesa", "paikao")
 
@@ -56,13 +55,9 @@ def compute(game: str, results: str, settings: BoardSettings = BoardSettings()) 
             history.add(spin)
     elif game == "craps":
         history = CrapsHistory("", settings)
-        # The point and shooter rules are the same in every book; macau-2010 stands for all three.
-        rules = Craps("macau-2010", Limits(1, 1))
-        state = rules.initial_state()
         for faces in parse_faces(results, game):
-            after = rules.next_state(state, faces)
-            history.add(faces, state.point, after.point, state.shooter, after.shooter)
-            state = after
+            point, shooter = craps_state_after(history.point, history.shooter, faces)
+            history.add(faces, history.point, point, history.shooter, shooter)
     elif game == "paikao":
         history = PaiKaoHistory("", settings)
         for faces in parse_faces(results, game):
