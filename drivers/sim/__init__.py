@@ -1,0 +1,1 @@
+"""Device simulators speaking the real protocols over ptys, scriptable, with fault injection."""
