@@ -7,13 +7,15 @@ reply ends with a CRC, which `decode_reply` checks before reading a field.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
 from .bcd import decode_bcd, encode_bcd
 from .crc import strip_crc, with_crc
 from .errors import SasFrameError
-from .meters import GAMES_SINCE_FIELDS, MULTI_METER_POLLS, SINGLE_METER_POLLS, meter_size
+from .exception_codes import exception_kind, exception_name
+from .meters import GAMES_SINCE_FIELDS, MULTI_METER_POLLS, SINGLE_METER_POLLS, meter_name, meter_size
 from .polls import Poll
 
 NACK_BIT = 0x80
@@ -294,3 +296,22 @@ def _encode_data(reply: Reply) -> bytes:
                             for c, (s, v) in meters.items())
             return _length_prefixed(encode_bcd(game, 2) + body)
     raise SasFrameError(f"cannot encode {reply!r}")
+
+
+def reply_fields(reply: Reply) -> dict:
+    """A JSON-ready view of a reply: its type, its fields, meters by name (for the CLI and MQTT)."""
+    fields = asdict(reply)
+    kind = re.sub(r"(?<!^)(?=[A-Z])", "_", type(reply).__name__.removesuffix("Reply")).lower()
+    fields = {"type": kind, **fields}
+    if "command" in fields:
+        fields["command"] = f"0x{fields['command']:02X}"
+    match reply:
+        case ExceptionReply(code):
+            fields |= {"name": exception_name(code), "kind": exception_kind(code)}
+        case SelectedMetersReply(_, _, meters):
+            fields["meters"] = {meter_name(c): v for c, v in meters.items()}
+        case ExtendedMetersReply(_, _, _, meters):
+            fields["meters"] = {meter_name(c): {"size": s, "value": v} for c, (s, v) in meters.items()}
+        case MachineInfoReply():
+            fields["base_pct"] = reply.base_pct_hundredths / 100
+    return fields
