@@ -13,7 +13,7 @@ from drivers.protocol.boards import SHOE, WHEEL
 from drivers.sim.board import BoardSim
 from firmware_host.link import ExpectedDevice
 
-from .conftest import make_session
+from .harness import make_session
 
 
 def ids(events) -> list[int]:
