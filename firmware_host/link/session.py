@@ -27,7 +27,7 @@ from drivers.protocol import (
 from drivers.protocol.boards import VOCABULARIES
 from drivers.protocol.messages import CommandCode
 
-from .health import HealthChange, HealthMonitor
+from drivers.link_health import HealthChange, HealthMonitor
 from .transport import FrameTransport
 
 log = logging.getLogger(__name__)

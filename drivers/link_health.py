@@ -1,11 +1,11 @@
-"""Link health as connected / degraded / lost, from what the session saw and when (no I/O, no clock)."""
+"""Link health as connected / degraded / lost from what a link saw and when (pure; used by every serial link)."""
 
 from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
 
-from drivers.events import Health
+from .events import Health
 
 
 @dataclass(frozen=True)
