@@ -4,21 +4,22 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .config import (BancaFrancesaGame, ChemindeFerGame, CrapsGame, CussecGame, PuntoBancoGame, RouletteGame,
-                     TableConfig)
+from .config import (BancaFrancesaGame, BlackjackGame, ChemindeFerGame, CrapsGame, CussecGame, PuntoBancoGame,
+                     RouletteGame, TableConfig)
 from .errors import ConfigError
 from .rules.banca_francesa import BancaFrancesa
 from .rules.craps import Craps
 from .rules.cussec import Cussec
 from .rules.dice_game import DiceGame, Limits
 from .rules.errors import RulebookError
+from .rules.blackjack import Blackjack
 from .rules.chemin_de_fer import ChemindeFer
 from .rules.money import RoundingMode, RoundingRule, parse_ratio
 from .rules.punto_banco import PuntoBanco
 from .rules.roulette import Roulette
 
 # The card, wheel and tile games (issue 3): `build_table_game` makes their rule books.
-TABLE_GAMES = (PuntoBancoGame, RouletteGame, ChemindeFerGame)
+TABLE_GAMES = (PuntoBancoGame, RouletteGame, ChemindeFerGame, BlackjackGame)
 
 
 def build_dice_game(config: TableConfig, source: str = "<config>") -> DiceGame:
@@ -56,6 +57,9 @@ def build_table_game(config: TableConfig, source: str = "<config>"):
         if isinstance(game, ChemindeFerGame):
             return ChemindeFer(game.rulebook, limits, rounding, commission=Fraction(game.commission_pct, 100),
                                bank_minimum=game.bank_minimum, **common)
+        if isinstance(game, BlackjackGame):
+            return Blackjack(game.rulebook, limits, rounding, decks=game.decks, boxes=game.boxes,
+                             dealer_blackjack_takes=game.dealer_blackjack_takes, **common)
         if isinstance(game, RouletteGame):
             return Roulette(game.rulebook, game.wheel, limits, rounding, corner_max_ratio=game.corner_max_ratio, **common)
     except RulebookError as exc:

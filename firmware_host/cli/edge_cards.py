@@ -67,7 +67,7 @@ def _paytable(args: argparse.Namespace, game) -> int:
         return 0
     print(f"{game.game} {game.rulebook}: {doc['edge']}")
     for bet, pays in doc["paytable"].items():
-        print(f"  {bet:<24}{pays}")
+        print(f"  {bet:<30}{pays}")
     return 0
 
 

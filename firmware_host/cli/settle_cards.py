@@ -168,6 +168,8 @@ def _coup(game, layout: Layout, item, where: str, shoe: Shoe | None) -> dict:
         step["reason"] = f"{coup.void_reason} ({coup.void_article})"
     else:
         step["coup_result"] = coup.result().view()
+        if hasattr(game, "settle_at_once"):
+            step["paid_at_once"] = [o.bet.ticket for o in game.settle_at_once(coup)]
     return step
 
 
@@ -182,10 +184,19 @@ def _apply(coup, event, where: str) -> None:
             raise InputFileError(f"{where}: unknown key(s) {sorted(extra)} in a card event")
         coup.deal(event["card"], event.get("to"), face_up=bool(event.get("face_up", False)))
     elif isinstance(event, dict) and "decision" in event and hasattr(coup, "decide"):
-        coup.decide(**event)
+        try:
+            coup.decide(**event)
+        except TypeError:
+            raise InputFileError(f"{where}: a decision takes {_decision_keys(coup)}, got {sorted(event)}") from None
     else:
         raise InputFileError(f"{where}: an event is a card (\"9S\", {{\"card\": ..., \"to\": ...}}), \"CUT\" "
                              f"or a decision {{\"decision\": ...}}, got {event!r}")
+
+
+def _decision_keys(coup) -> list[str]:
+    import inspect
+
+    return [p for p in inspect.signature(coup.decide).parameters]
 
 
 def _remedy(coup, event, m: Misdeal, where: str) -> None:

@@ -16,9 +16,9 @@ from .baccarat_tableau import Cell, banker_cell, is_natural, player_cell, points
 from .bets import Bet, BetOutcome
 from .cards import Card, baccarat_value
 from .dice_game import Limits
-from .errors import BetRefused, RefusalReason, RulebookError, RulesError
+from .errors import BetRefused, RefusalReason, RulebookError
 from .layout import check_stake
-from .misdeal import COMPLETE, CardNotDue, CoupNotFinished, Due, Misdeal, Remedy, WrongOrder
+from .misdeal import COMPLETE, CardNotDue, CoupNotFinished, DecisionRefused, Due, Misdeal, Remedy, WrongOrder
 from .money import RoundingRule, format_ratio
 from .payout import lose, returned, win
 from .punto_banco_deal import BaccaratResult, baccarat_result
@@ -27,14 +27,11 @@ from .shoe import Shoe, ShoeCoup, ShoeRules, chemin_de_fer_shoe
 PLACES = ("player", "banker")
 
 
-class DecisionRefused(RulesError, ValueError):
-    """A console decision the rules do not allow now (none is due, or a forced cell)."""
-
-
 class ChemindeFerCoup(ShoeCoup):
     """One chemin de fer coup; `banker_by_table` makes the banker draw on his optional cells (I.102, I.104 b)."""
 
     article = "Portugal 1995 I.106 c"
+    decision_article = "Portugal 1995 I.104 n"  # a card drawn against the announced play is burned
 
     def __init__(self, shoe: Shoe | None = None, *, banker_by_table: bool = False) -> None:
         self.player: list[Card] = []

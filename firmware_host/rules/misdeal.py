@@ -92,6 +92,10 @@ class CoupVoid(Misdeal):
     kind = MisdealKind.COUP_VOID
 
 
+class DecisionRefused(RulesError, ValueError):
+    """A console decision the rules do not allow now (none is due, a forced cell, a forbidden play)."""
+
+
 class CoupNotFinished(RulesError, ValueError):
     """A result or a settlement asked of a coup that is void or not complete."""
 

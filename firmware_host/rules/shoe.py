@@ -157,6 +157,7 @@ class ShoeCoup:
     somewhere it is not due)."""
 
     article = ""  # the dealing-slip article (II.14 ...), for remedies
+    decision_article = ""  # what happens to a card drawn before the decision it depends on
 
     def __init__(self, shoe: Shoe) -> None:
         self.shoe = shoe
@@ -211,8 +212,8 @@ class ShoeCoup:
             raise TooManyCards(f"{card} drawn after the coup is complete", Remedy.BURN_CARD, self.article,
                                card=card, due=due)
         if due.decision is not None:
-            raise DecisionNeeded(f"{card} drawn while waiting for the decision {due.decision!r}",
-                                 Remedy.CORRECT_AT_ONCE, self.article, card=card, due=due)
+            raise DecisionNeeded(f"{card} drawn while waiting for the decision {due.decision!r}: the card is burned",
+                                 Remedy.BURN_CARD, self.decision_article, card=card, due=due)
         place = due.to if to is None else to
         if place != due.to:
             raise self._misplaced(card, place, due)
