@@ -42,6 +42,7 @@ class EgmProfile:
     bill_credits: int = 100  # a bill inserted when the credits do not cover the bet
     cashout_above: int = 2000  # the player cashes out when the credits reach this
     games_per_second: float = 0.0  # autoplay while serving polls (0 = only when told to play)
+    attendant_resets: bool = False  # an attendant pays every handpay before the next game
     sas_version: str = "602"
     seed: int = 1
 
@@ -114,6 +115,8 @@ class EgmMachine:
         played = 0
         with self.lock:
             for _ in range(games):
+                if self.handpays and self.profile.attendant_resets:
+                    self.reset_handpay()
                 if not self.playable:
                     break
                 self._play_one()

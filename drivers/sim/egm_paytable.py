@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from bisect import bisect_right
 from dataclasses import dataclass
 from fractions import Fraction
 from math import lcm
@@ -18,6 +19,19 @@ class Paytable:
     """Outcomes as (probability, multiplier of the bet); multiplier 0 is a losing game."""
 
     outcomes: tuple[tuple[Fraction, int], ...]
+    scale: int  # common denominator of the probabilities
+    thresholds: tuple[int, ...]  # cumulative numerators over `scale`, for an exact draw
+
+    @classmethod
+    def from_outcomes(cls, outcomes: tuple[tuple[Fraction, int], ...]) -> Paytable:
+        scale = lcm(*(p.denominator for p, _ in outcomes))
+        running, thresholds = 0, []
+        for p, _ in outcomes:
+            running += p.numerator * (scale // p.denominator)
+            thresholds.append(running)
+        if running != scale:
+            raise SasError(f"paytable probabilities add up to {Fraction(running, scale)}, not 1")
+        return cls(outcomes, scale, tuple(thresholds))
 
     @classmethod
     def for_rtp(cls, rtp: Fraction) -> Paytable:
@@ -28,7 +42,7 @@ class Paytable:
         lose = 1 - sum(p for p, _ in wins)
         if not 0 < rtp or lose < 0:
             raise SasError(f"RTP {rtp} cannot be built from the simulator's paytable shape")
-        return cls(((lose, 0),) + wins)
+        return cls.from_outcomes(((lose, 0),) + wins)
 
     @property
     def rtp(self) -> Fraction:
@@ -41,10 +55,4 @@ class Paytable:
 
     def draw(self, rng: random.Random) -> int:
         """One game's multiplier, drawn with the exact probabilities."""
-        scale = lcm(*(p.denominator for p, _ in self.outcomes))
-        pick = rng.randrange(scale)
-        for p, multiplier in self.outcomes:
-            pick -= p.numerator * (scale // p.denominator)
-            if pick < 0:
-                return multiplier
-        return self.outcomes[-1][1]
+        return self.outcomes[bisect_right(self.thresholds, rng.randrange(self.scale))][1]
