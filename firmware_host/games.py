@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .config import (BancaFrancesaGame, BlackjackGame, ChemindeFerGame, CrapsGame, CussecGame, PuntoBancoGame,
-                     RouletteGame, TableConfig)
+from .config import (BancaFrancesaGame, BlackjackGame, ChemindeFerGame, CrapsGame, CussecGame, PaiKaoGame,
+                     PuntoBancoGame, RouletteGame, TableConfig)
 from .errors import ConfigError
 from .rules.banca_francesa import BancaFrancesa
 from .rules.craps import Craps
@@ -15,10 +15,11 @@ from .rules.errors import RulebookError
 from .rules.blackjack import Blackjack
 from .rules.chemin_de_fer import ChemindeFer
 from .rules.money import RoundingMode, RoundingRule, parse_ratio
+from .rules.paikao_game import PaiKao
 from .rules.punto_banco import PuntoBanco
 from .rules.roulette import Roulette
 
-# The card, wheel and tile games (issue 3): `build_table_game` makes their rule books.
+# The card and wheel games (issue 3): `build_table_game` makes their rule books, and P'ai Kao's hands.
 TABLE_GAMES = (PuntoBancoGame, RouletteGame, ChemindeFerGame, BlackjackGame)
 
 
@@ -60,6 +61,9 @@ def build_table_game(config: TableConfig, source: str = "<config>"):
         if isinstance(game, BlackjackGame):
             return Blackjack(game.rulebook, limits, rounding, decks=game.decks, boxes=game.boxes,
                              dealer_blackjack_takes=game.dealer_blackjack_takes, **common)
+        if isinstance(game, PaiKaoGame):
+            return PaiKao(game.rulebook, limits, rounding, commission=Fraction(game.commission_pct, 100),
+                          banker_capital_caps=game.banker_capital_caps, **common)
         if isinstance(game, RouletteGame):
             return Roulette(game.rulebook, game.wheel, limits, rounding, corner_max_ratio=game.corner_max_ratio, **common)
     except RulebookError as exc:

@@ -23,6 +23,7 @@ from ..rules.bets import Bet, BetOutcome
 from ..rules.errors import BetRefused, RulesError
 from ..rules.layout import Layout
 from ..rules.misdeal import DecisionNeeded, Misdeal, Remedy
+from ..rules.paikao_game import PaiKao, PaiKaoRound
 from ..rules.roulette import Roulette, RouletteBet, spin_view
 from ..rules.shoe import Shoe
 from .settle_cmd import read_entries
@@ -51,9 +52,9 @@ def run(args: argparse.Namespace, config: TableConfig) -> int:
     for i, b in enumerate(entries):
         if b.at >= len(rounds) + 1:
             raise InputFileError(f"{args.bets}: bet {i} (at): index {b.at} is past the last {_noun(game)}")
-    play = _spin if isinstance(game, Roulette) else _coup
+    play = _spin if isinstance(game, Roulette) else _tiles if isinstance(game, PaiKao) else _coup
     # One shoe for the whole file (its composition is tracked); burns are not part of the input.
-    shoe = None if isinstance(game, Roulette) else game.new_shoe(burns=False)
+    shoe = game.new_shoe(burns=False) if hasattr(game, "new_shoe") else None
     layout = Layout(game)
     report = []
     for index, item in enumerate(rounds):
@@ -72,7 +73,7 @@ def run(args: argparse.Namespace, config: TableConfig) -> int:
 
 
 def _noun(game) -> str:
-    return "spin" if isinstance(game, Roulette) else "coup"
+    return "spin" if isinstance(game, Roulette) else "deal" if isinstance(game, PaiKao) else "coup"
 
 
 def _read_rounds(path: str) -> list:
@@ -126,6 +127,54 @@ def _spin(game: Roulette, layout: Layout, item, where: str, shoe) -> dict:
         raise InputFileError(f"{where}: {exc}") from None
     layout.bets = []
     return {"spin_result": spin_view(number), "outcomes": [outcome_view(o) for o in outcomes]}
+
+
+# --- P'ai Kao -------------------------------------------------------------------------------------
+
+def _tiles(game: PaiKao, layout: Layout, item, where: str, shoe) -> dict:
+    """A deal: {"dice": [4 faces] or "order": [8 seats], "tiles": [32 tiles in dealing order, "6-6" or
+    {"tile": "6-6", "face_up": true}], "hands": {"seat": [one of its two pairs]}, "void": reason}."""
+    if not isinstance(item, dict) or set(item) - {"dice", "order", "tiles", "hands", "void"}:
+        raise InputFileError(f"{where}: a deal is {{\"dice\" or \"order\", \"tiles\", \"hands\", \"void\"?}}")
+    try:
+        round_ = PaiKaoRound(item.get("dice"), order=item.get("order")) if item.get("dice") or item.get("order") else None
+    except (RulesError, ValueError, TypeError) as exc:
+        raise InputFileError(f"{where}: {exc}") from None
+    if round_ is None:
+        raise InputFileError(f"{where}: give the four dice (\"dice\") or the dealing order (\"order\")")
+    misdeals = []
+    for n, tile in enumerate(item.get("tiles", [])):
+        if round_.is_void:
+            break
+        face_up = isinstance(tile, dict) and bool(tile.get("face_up"))
+        try:
+            round_.deal.deal(tile["tile"] if isinstance(tile, dict) else tile, face_up=face_up)
+        except Misdeal as m:
+            misdeals.append({"event": n, "kind": m.kind.value, "remedy": m.remedy.value, "article": m.article,
+                             "message": m.message})
+        except (KeyError, TypeError):
+            raise InputFileError(f"{where} tile {n}: a tile is \"6-6\" or {{\"tile\": \"6-6\", \"face_up\": true}}") from None
+    if item.get("void") and not round_.is_void:
+        round_.deal.void_reason = str(item["void"])
+    if not round_.is_void:
+        if not round_.deal.due().complete:
+            raise InputFileError(f"{where}: the tiles end before every seat has four; next: {round_.deal.due().view()}")
+        for seat, pair in (item.get("hands") or {}).items():
+            try:
+                round_.set(int(seat), pair)
+            except (RulesError, ValueError) as exc:
+                raise InputFileError(f"{where} hand of seat {seat}: {exc}") from None
+    try:
+        outcomes = game.settle(round_, layout.bets)
+    except RulesError as exc:
+        raise InputFileError(f"{where}: {exc}") from None
+    layout.bets = []
+    step = {"void": round_.is_void, "misdeals": misdeals, "outcomes": [outcome_view(o) for o in outcomes]}
+    if round_.is_void:
+        step["reason"] = round_.deal.void_reason
+    else:
+        step["coup_result"] = round_.view()
+    return step
 
 
 # --- card games -------------------------------------------------------------------------------------
@@ -219,7 +268,7 @@ def _print(game, report: list[dict], open_after: list[dict]) -> None:
         head = f"{noun} {step[noun]}: "
         if step.get("void"):
             print(head + f"void ({step.get('reason') or 'no reason given'}) — every stake returned"
-                  if noun == "coup" else head + f"void ({step.get('reason') or 'golpe nulo'}) — bets stay")
+                  if noun != "spin" else head + f"void ({step.get('reason') or 'golpe nulo'}) — bets stay")
         elif noun == "spin":
             print(head + f"{step['spin_result']['number']} {step['spin_result']['colour']}")
         else:
