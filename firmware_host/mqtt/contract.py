@@ -108,6 +108,7 @@ class BetLine(Struct):
     kept: int
     breakage: str
     point: int | None
+    numbers: list[int] | None = None  # roulette splits, streets, corners ...
 
 
 class Totals(Struct):
@@ -175,6 +176,7 @@ class BetRequest(Struct, tag_field="type", tag="bet", forbid_unknown_fields=True
     bet: Text
     stake: int
     number: int | None = None
+    numbers: Annotated[list[int], Meta(max_length=24)] | None = None  # roulette: the numbers a split, street ... covers
     schema: Literal[1] = 1
 
 

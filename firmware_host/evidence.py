@@ -1,0 +1,46 @@
+"""Evidence files: the annotated images (or sensor logs) behind each reading, kept for the retention period."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import time
+from pathlib import Path
+
+from .rounds.inputs import Evidence
+
+log = logging.getLogger(__name__)
+
+
+class EvidenceStore:
+    """Files under `<storage>/evidence/`, referenced from results by relative path and SHA-256."""
+
+    def __init__(self, storage: Path, retention_days: int) -> None:
+        self.storage = Path(storage)
+        self.folder = self.storage / "evidence"
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.retention_days = retention_days
+
+    def save(self, name: str, content: bytes) -> Evidence:
+        """Write durably (fsync) and return the reference a result carries."""
+        path = self.folder / name
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        with open(tmp, "wb") as handle:
+            handle.write(content)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+        return Evidence(str(path.relative_to(self.storage)), hashlib.sha256(content).hexdigest())
+
+    def prune(self, now: float | None = None) -> int:
+        """Delete evidence older than the retention period; returns how many files went."""
+        limit = (now or time.time()) - self.retention_days * 86_400
+        removed = 0
+        for path in self.folder.iterdir():
+            if path.is_file() and path.stat().st_mtime < limit:
+                path.unlink()
+                removed += 1
+        if removed:
+            log.info("evidence retention: %d files older than %d days removed", removed, self.retention_days)
+        return removed

@@ -1,0 +1,1 @@
+"""Rounds: the one owner of a table's game state (engine.py), fed by devices, terminals and the console."""

@@ -1,0 +1,135 @@
+"""What the round engine is fed: phases, and the events devices, consoles and simulators enqueue.
+
+Everything that is not the engine (paho callbacks, device readers, GPIO callbacks, simulators)
+only builds one of these and puts it on the engine's inbox; the engine alone acts on them.
+Device drivers (issue 5) report richer typed events (drivers/events.py); `device_input.py`
+turns those into these.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+
+class Phase(enum.StrEnum):
+    """The table's phase, published in `state` (docs/mqtt.md)."""
+
+    PREPARING = "preparing"  # cussec: the dome is covered, fastened and shaken before bets open
+    BETTING = "betting"
+    NO_MORE_BETS = "no_more_bets"
+    THROWING = "throwing"
+    SPINNING = "spinning"
+    DEALING = "dealing"
+    REVEALING = "revealing"
+    READING = "reading"
+    CONFIRMING = "confirming"
+    HELD = "held"
+    SETTLING = "settling"
+    CLOSED = "closed"
+
+
+@dataclass(frozen=True)
+class Reply:
+    """Where to answer a request: the MQTT 5 response topic (or the default) and correlation data."""
+
+    topic: str
+    correlation: bytes | None
+
+
+@dataclass(frozen=True)
+class ConsoleCommand:
+    """A dealer or supervisor action (GPIO console, the pit terminal over MQTT, or the simulator)."""
+
+    action: str
+    who: str | None = None
+    why: str | None = None
+    result: dict[str, Any] | None = None  # override: {"faces": [...]} / {"number": n} / {"cards": {...}}
+    source: str = "console"
+    reply: Reply | None = None
+
+
+@dataclass(frozen=True)
+class SupervisorKey:
+    """The supervisor's key switch turned on or off."""
+
+    on: bool
+    who: str | None = None
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A stored image or sensor log backing a reading: path relative to storage, and its SHA-256."""
+
+    ref: str
+    sha256: str
+
+
+@dataclass(frozen=True)
+class ThrowStarted:
+    """The dice left the shooter's hand (or the dome was shaken): watch for them to come to rest."""
+
+    round: int
+    attempt: int
+
+
+@dataclass(frozen=True)
+class DiceSeen:
+    """The camera's verdict once the dice are at rest: faces when valid, else the void reason."""
+
+    round: int
+    attempt: int
+    faces: tuple[int, ...] | None
+    void_reason: str | None
+    evidence: Evidence | None = None
+    detail: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class SpinSeen:
+    """The wheel's result: the number and ball direction, or why the spin is void."""
+
+    number: int | None
+    direction: str | None
+    void_reason: str | None
+    evidence: Evidence | None = None
+
+
+@dataclass(frozen=True)
+class CardSeen:
+    """A card left the shoe (rank A 2-10 J Q K, suit S H D C), numbered in the shoe."""
+
+    card: str
+    position: int
+
+
+@dataclass(frozen=True)
+class CutCardSeen:
+    after_position: int
+
+
+@dataclass(frozen=True)
+class ShoeLoaded:
+    """A new shoe was put in the scanner."""
+
+
+@dataclass(frozen=True)
+class DomeStep:
+    """One step of the cussec dome cycle (004 §VII.4-5): covered, fastened, shaken, bets_open, bell,
+    released, lifted, result_shown, idle."""
+
+    step: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class DeviceHealthChanged:
+    device: str
+    health: str  # connected / degraded / lost
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Finish the current work and leave the loop (SIGTERM, --rounds reached)."""

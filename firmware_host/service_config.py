@@ -1,0 +1,74 @@
+"""The service's optional config sections: [table], [mqtt], [storage] and [simulation] (strict msgspec).
+
+They hang off `config.TableConfig` as optional fields, so a rules-only config (for `tablehw edge`
+or `settle`) stays valid; `tablehw run` requires [table]. See docs/config.md and docs/deploy.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+from msgspec import Meta, Struct
+
+Identifier = Annotated[str, Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$",
+                                 description="letters, digits, '_', '.', '-' (used in MQTT topics and file names)")]
+TopicPrefix = Annotated[str, Meta(pattern=r"^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$")]
+Seconds = Annotated[float, Meta(ge=0, le=86_400)]
+
+
+class TableSection(Struct, forbid_unknown_fields=True, frozen=True):
+    """Who the table is and how its rounds run."""
+
+    id: Identifier
+    site: str = ""
+    dealer_confirms: bool = False  # wait for the dealer's confirm before settling
+    betting_seconds: Seconds = 20.0  # betting closes by itself after this; 0 = only the dealer closes it
+    reading_timeout_s: Seconds = 30.0  # no reading this long after the throw/spin: void the attempt
+    recovery: Literal["resume", "void"] = "resume"  # a round interrupted by a crash: resume it or return stakes
+    max_attempts: Annotated[int, Meta(ge=1, le=100)] = 10  # void attempts in a row before the round is voided
+
+
+class MqttSection(Struct, forbid_unknown_fields=True, frozen=True):
+    """The broker and how to log in (docs/mqtt.md)."""
+
+    url: str = "mqtt://127.0.0.1:1883"
+    prefix: TopicPrefix = "tablehw"
+    client_id: Identifier | None = None  # default "tablehw-<table id>"
+    username: str | None = None
+    password_file: str | None = None  # a file holding the password (kept out of the config)
+    tls_ca: str | None = None
+    tls_cert: str | None = None
+    tls_key: str | None = None
+    keepalive_s: Annotated[int, Meta(ge=5, le=3600)] = 30
+    session_expiry_s: Annotated[int, Meta(ge=0, le=4_294_967_295)] = 86_400
+    reconnect_max_s: Annotated[float, Meta(ge=0.1, le=600)] = 30.0
+
+
+class StorageSection(Struct, forbid_unknown_fields=True, frozen=True):
+    """Where the journal and the evidence live, and for how long evidence is kept."""
+
+    path: str | None = None  # default /var/lib/tablehw/<table id> ($STATE_DIRECTORY under systemd)
+    evidence_retention_days: Annotated[int, Meta(ge=1, le=36_500)] = 365
+    journal_key_file: str | None = None  # HMAC key for the record chain (recommended in production)
+
+
+class SimulationSection(Struct, forbid_unknown_fields=True, frozen=True):
+    """What `tablehw run --simulate` plays: seeded terminals placing bets and a simulated table."""
+
+    seed: int = 1
+    terminals: Annotated[int, Meta(ge=1, le=1000)] = 4
+    bets_per_round: Annotated[int, Meta(ge=0, le=100_000)] = 12
+    void_rate: Annotated[float, Meta(ge=0, le=0.9)] = 0.05  # share of throws / spins that are void
+    action_seconds: Seconds = 0.02  # how long a throw, spin, dome step or card takes in the simulation
+    betting_seconds: Seconds = 0.05  # betting window in the simulation (overrides [table])
+    crash_at: str | None = None  # "PHASE:ROUND": SIGKILL the process there (fault injection for tests)
+
+
+def storage_path(table_id: str, storage: StorageSection | None, state_directory: str | None = None) -> Path:
+    """The table's storage folder: the config's path, else systemd's StateDirectory, else /var/lib."""
+    if storage and storage.path:
+        return Path(storage.path)
+    if state_directory:
+        return Path(state_directory.split(":")[0])
+    return Path("/var/lib/tablehw") / table_id

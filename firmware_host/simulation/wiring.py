@@ -1,0 +1,43 @@
+"""Which simulated table and terminals a config gets under `tablehw run --simulate`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..config import TableConfig
+from ..errors import ConfigError
+from ..evidence import EvidenceStore
+from ..mqtt.contract import Topics
+from ..rounds.setup import game_name
+from ..service_config import SimulationSection
+from .terminals import SimulatedTerminals, bet_maker
+
+
+def simulated_devices(config: TableConfig, source: str, sim: SimulationSection, evidence: EvidenceStore, url: str,
+                      topics: Topics) -> tuple[Any, SimulatedTerminals | None]:
+    import random
+
+    name = game_name(config)
+    rng = random.Random(sim.seed)
+    if name in ("craps", "banca_francesa", "cussec"):
+        from ..games import build_dice_game
+        from .table import SimulatedDiceTable, SimulatedDome
+
+        rules = build_dice_game(config, source)
+        bet_ids = [b for b in rules.table.bet_ids if b not in ("odds", "dont_odds")]
+        cls = SimulatedDome if name == "cussec" else SimulatedDiceTable
+        n_dice = rules.n_dice
+        make_table = lambda terminals: cls(name, n_dice, sim, evidence, terminals, seed=sim.seed)  # noqa: E731
+    elif name in ("roulette", "punto_banco"):
+        from .wheel_and_shoe import SimulatedShoe, SimulatedWheel
+
+        bet_ids = ["straight"] if name == "roulette" else ["banker", "player", "tie"]
+        cls = SimulatedWheel if name == "roulette" else SimulatedShoe
+        make_table = lambda terminals: cls(name, 0, sim, evidence, terminals, seed=sim.seed)  # noqa: E731
+    else:
+        raise ConfigError(f"{source}: no simulated table for {name}")
+    terminals = None
+    if sim.bets_per_round:
+        terminals = SimulatedTerminals(url, topics, bet_maker(name, bet_ids, config.limits.minimum, rng),
+                                       count=sim.terminals, bets_per_round=sim.bets_per_round, seed=sim.seed)
+    return make_table(terminals), terminals
