@@ -1,0 +1,147 @@
+"""The slot service over real ptys: meter faults disable the machine, persist across restarts, and clear."""
+
+from __future__ import annotations
+
+import pytest
+
+from drivers.sim.egm_machine import EgmProfile
+
+from .service_rig import ServiceRig, wait_until
+
+
+@pytest.fixture
+def rig(tmp_path):
+    instance = ServiceRig(tmp_path, [EgmProfile(address=1), EgmProfile(address=2, seed=2)])
+    assert wait_until(lambda: instance.state().baseline and instance.state("slot-2").baseline)
+    yield instance
+    instance.close()
+
+
+def _played(rig, machine_id: str, games: int) -> bool:
+    return wait_until(lambda: rig.state(machine_id).baseline.get("0/games_played/8") == games)
+
+
+def test_play_is_accounted_from_meter_deltas(rig):
+    assert rig.machine(1).play(300) == 300
+    assert _played(rig, "slot-1", 300)
+    m = rig.machine(1).meters
+    totals = rig.state().payback["0/lifetime"]
+    assert (totals.coin_in, totals.paid, totals.games) == (m["coin_in"], m["coin_out"] + m["jackpot"], 300)
+    assert rig.state().base_pct_hundredths == 9200 and rig.state().denomination_code == 1
+    snapshot = rig.messages("slot-1/meters")[-1]
+    assert snapshot["meters"]["games_played"] == 300 and snapshot["type"] == "slot_meters"
+
+
+def test_rollover_is_a_delta_not_a_fault(tmp_path):
+    rig = ServiceRig(tmp_path, [EgmProfile(address=1)], start=False)
+    try:
+        machine = rig.machine(1)
+        machine.set_meter("coin_in", 99_999_000)  # an old machine, close to the 8-digit rollover
+        machine.set_meter("coin_out", 99_998_000)
+        rig.start()
+        assert wait_until(lambda: rig.state().baseline.get("0/coin_in/8") == 99_999_000)
+        machine.play(400)
+        assert _played(rig, "slot-1", 400)
+        assert rig.state().fault is None and not rig.state().disabled
+        assert machine.meters["coin_in"] > 10 ** 8  # it rolled over on the 8-digit polls
+        assert [r for r in rig.records("slot_meters") if "coin_in" in r.get("rollovers", [])]
+        totals = rig.state().payback["0/lifetime"]
+        assert totals.coin_in == machine.meters["coin_in"] - 99_999_000
+        assert totals.paid == machine.meters["coin_out"] - 99_998_000 + machine.meters["jackpot"]
+    finally:
+        rig.close()
+
+
+def test_a_meter_jumping_forward_without_games_fails_the_self_audit(rig):
+    rig.machine(1).set_meter("coin_in", 5_000_000)
+    assert wait_until(lambda: rig.state().disabled)
+    assert rig.state().fault.kind == "self_audit" and rig.state().fault.meter == "coin_in"
+
+
+def test_ram_clear_disables_and_stays_disabled_across_a_restart(rig):
+    machine = rig.machine(1)
+    machine.play(200)
+    assert _played(rig, "slot-1", 200)
+    machine.ram_clear(report=False)  # no exception: the meters alone must give it away
+    assert wait_until(lambda: rig.state().disabled)
+    fault = rig.state().fault
+    assert fault.kind == "went_backwards" and "went from" in fault.detail
+    assert wait_until(lambda: not machine.enabled)  # long poll 0x01 reached the machine
+    assert machine.play(5) == 0
+    assert rig.records("slot_fault")[0]["values"]["coin_in"] == 0
+    assert [e["event"] for e in rig.messages("slot-1/events") if e["event"] in ("meter_fault", "disabled")] == [
+        "meter_fault", "disabled"]
+    assert rig.messages("slot-1/availability")[-1]["state"] == "disabled"
+
+    rig.stop_service()
+    machine.power_cycle()  # the machine comes back enabled by itself
+    assert machine.enabled
+    service = rig.start()
+    assert service.state.machines["slot-1"].disabled  # from the journal
+    assert wait_until(lambda: not machine.enabled)  # and the new service disabled it again
+    assert rig.state().fault.detail == fault.detail
+    assert rig.messages("slot-1/availability")[-1]["state"] == "disabled"
+
+
+def test_supervisor_clear_needs_who_and_why_and_re_enables(rig):
+    machine = rig.machine(1)
+    machine.play(50)
+    assert _played(rig, "slot-1", 50)
+    machine.ram_clear(report=True)
+    assert wait_until(lambda: rig.state().disabled and not machine.enabled)
+    rig.request("slots/slot-1/request", {"action": "clear_fault", "who": "supervisor 17", "id": "r1"})
+    assert wait_until(lambda: rig.messages("slot-1/response"))
+    assert not rig.messages("slot-1/response")[-1]["accepted"]  # no reason given: refused
+    assert rig.state().disabled
+
+    rig.request("slots/slot-1/request", {"action": "clear_fault", "who": "supervisor 17", "id": "r2",
+                                         "why": "RAM clear after board swap, meters re-read"})
+    assert wait_until(lambda: not rig.state().disabled and machine.enabled)
+    cleared = rig.records("slot_fault_cleared")[-1]
+    assert (cleared["who"], cleared["why"]) == ("supervisor 17", "RAM clear after board swap, meters re-read")
+    assert cleared["utc"].endswith("Z")  # the when
+    response = rig.messages("slot-1/response")[-1]
+    assert response["accepted"] and response["id"] == "r2"
+    assert wait_until(lambda: [e["event"] for e in rig.messages("slot-1/events")][-1] == "enabled")
+    machine.play(30)  # accounted again from the new baseline
+    assert _played(rig, "slot-1", 30) and rig.state().fault is None
+
+
+def test_self_audit_failure_disables(rig):
+    machine = rig.machine(2)
+    machine.play(40)
+    assert _played(rig, "slot-2", 40)
+    machine.set_meter("games_won", machine.meters["games_won"] + 3)  # won moves, played does not
+    assert wait_until(lambda: rig.state("slot-2").disabled)
+    assert rig.state("slot-2").fault.kind == "self_audit"
+    assert wait_until(lambda: not machine.enabled)
+
+
+def test_memory_error_exception_disables(rig):
+    machine = rig.machine(2)
+    machine.raise_exception(0x32)  # CMOS RAM error, no data recovered
+    assert wait_until(lambda: rig.state("slot-2").disabled)
+    assert rig.state("slot-2").fault.kind == "memory_error"
+    events = [e for e in rig.messages("slot-2/events") if e["event"] == "exception"]
+    assert events[-1]["code"] == 0x32 and events[-1]["name"] == "cmos_ram_error_no_data_recovered"
+
+
+def test_exceptions_are_journalled_and_published_once_each(rig):
+    machine = rig.machine(2)
+    machine.open_door()
+    machine.close_door()
+    assert wait_until(lambda: {"slot_door_opened", "slot_door_closed"} <= {
+        e.get("name") for e in rig.messages("slot-2/events")})
+    names = [e.get("name") for e in rig.messages("slot-2/events")]
+    assert names.count("slot_door_opened") == 1 and names.count("slot_door_closed") == 1
+
+
+def test_on_demand_poll_is_answered(rig):
+    rig.request("slots/slot-2/request", {"action": "poll", "poll": "0x1F", "id": "q1"})
+    assert wait_until(lambda: rig.messages("slot-2/response"))
+    response = rig.messages("slot-2/response")[-1]
+    assert response["accepted"] and response["reply"]["type"] == "machine_info"
+    assert response["reply"]["base_pct"] == 92.0
+    rig.request("slots/slot-2/request", {"action": "poll", "poll": "0x99"})
+    assert wait_until(lambda: len(rig.messages("slot-2/response")) == 2)
+    assert not rig.messages("slot-2/response")[-1]["accepted"]
