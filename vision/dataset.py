@@ -22,6 +22,12 @@ def split_of(name: str) -> str:
     return HELD_BACK if int(hashlib.sha256(stem.encode()).hexdigest()[:8], 16) % 10 < 3 else DEVELOPMENT
 
 
+def is_tuning(name: str) -> bool:
+    """An inner part of the development split (~20 %) kept out of training to choose thresholds on."""
+    stem = Path(name).stem
+    return split_of(name) == DEVELOPMENT and int(hashlib.sha256(("val:" + stem).encode()).hexdigest()[:8], 16) % 5 == 0
+
+
 @dataclass(frozen=True, slots=True)
 class LabelledDie:
     """One labelled die: its top value and its box in pixels (centre, width, height)."""

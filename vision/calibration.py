@@ -1,0 +1,195 @@
+"""Camera calibration: four ArUco markers at the layout's corners -> homography to table millimetres.
+
+The calibration stores the layout (felt polygon, middle line, walls, die size, dome circle) and the
+homography, so every die centre can be placed on the table. It is saved as JSON (`version` 1) and
+drawn on the calibration image as an annotated PNG for a person to check at a glance.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .errors import CalibrationError
+from .layouts import ARUCO_DICTIONARY, Layout
+
+VERSION = 1
+
+
+def marker_corners_mm(layout: Layout, marker: int) -> np.ndarray:
+    """The four corners (mm) of a marker, in ArUco order: top-left, top-right, bottom-right, bottom-left."""
+    cx, cy = layout.markers[marker]
+    s = layout.marker_mm / 2.0
+    return np.array([(cx - s, cy - s), (cx + s, cy - s), (cx + s, cy + s), (cx - s, cy + s)], np.float64)
+
+
+def detect_markers(image: np.ndarray) -> dict[int, np.ndarray]:
+    """ArUco markers in a BGR image: id -> 4x2 corner pixels (sub-pixel refined)."""
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, ARUCO_DICTIONARY)), params)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    corners, ids, _ = detector.detectMarkers(gray)
+    if ids is None:
+        return {}
+    return {int(i): c.reshape(4, 2).astype(np.float64) for i, c in zip(ids.ravel(), corners)}
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A fixed camera over a table: image pixels <-> table millimetres on the felt plane."""
+
+    layout: Layout
+    image_size: tuple[int, int]  # width, height
+    homography: np.ndarray  # 3x3, image pixels -> table mm
+    error_mm: float  # RMS distance of the marker corners mapped back onto the table
+
+    @property
+    def inverse(self) -> np.ndarray:
+        return np.linalg.inv(self.homography)
+
+    def to_table(self, x: float, y: float) -> tuple[float, float]:
+        p = self.homography @ np.array([x, y, 1.0])
+        return float(p[0] / p[2]), float(p[1] / p[2])
+
+    def to_image(self, x: float, y: float) -> tuple[float, float]:
+        p = self.inverse @ np.array([x, y, 1.0])
+        return float(p[0] / p[2]), float(p[1] / p[2])
+
+    def points_to_image(self, pts) -> np.ndarray:
+        a = np.asarray(pts, np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(a, self.inverse).reshape(-1, 2)
+
+    def points_to_table(self, pts) -> np.ndarray:
+        a = np.asarray(pts, np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(a, self.homography).reshape(-1, 2)
+
+    def px_per_mm_at(self, x_mm: float, y_mm: float) -> float:
+        d = self.layout.die_mm
+        sq = self.points_to_image([(x_mm, y_mm), (x_mm + d, y_mm), (x_mm + d, y_mm + d), (x_mm, y_mm + d)])
+        return float(np.sqrt(abs(cv2.contourArea(sq.astype(np.float32))))) / d
+
+    @property
+    def die_px(self) -> float:
+        """Expected die edge in pixels (felt centre; the top face is a little nearer the camera)."""
+        w, h = self.layout.felt_mm
+        return self.px_per_mm_at(w / 2.0, h / 2.0) * self.layout.die_mm
+
+    def felt_px(self, grow_mm: float = 0.0) -> np.ndarray:
+        w, h = self.layout.felt_mm
+        g = grow_mm
+        return self.points_to_image([(-g, -g), (w + g, -g), (w + g, h + g), (-g, h + g)])
+
+    def dome_px(self) -> tuple[tuple[float, float], float] | None:
+        """The dome circle in pixels (centre, radius), or None when the layout has none."""
+        if self.layout.dome is None:
+            return None
+        (cx, cy), r = self.layout.dome
+        ring = self.points_to_image([(cx + r * np.cos(t), cy + r * np.sin(t)) for t in np.linspace(0, 2 * np.pi, 32)])
+        centre = self.to_image(cx, cy)
+        return centre, float(np.mean(np.hypot(ring[:, 0] - centre[0], ring[:, 1] - centre[1])))
+
+    def search_mask(self, width: int, height: int, scale: float) -> np.ndarray:
+        """Work-scale mask of where dice are looked for: the felt and its rail, without the markers."""
+        if (width, height) != tuple(self.image_size):
+            raise CalibrationError(f"calibrated for {self.image_size[0]}x{self.image_size[1]} frames, "
+                                   f"got {width}x{height}")
+        mask = np.zeros((round(height * scale), round(width * scale)), np.uint8)
+        grow = self.layout.rail_mm + 3 * self.layout.die_mm
+        cv2.fillPoly(mask, [np.round(self.felt_px(grow) * scale).astype(np.int32)], 255)
+        for marker in self.layout.markers:
+            c = marker_corners_mm(self.layout, marker)
+            centre = c.mean(axis=0)
+            grown = centre + (c - centre) * 1.5
+            cv2.fillPoly(mask, [np.round(self.points_to_image(grown) * scale).astype(np.int32)], 0)
+        return mask
+
+    # --- storage -------------------------------------------------------------------------------
+    def as_json(self) -> dict:
+        w, h = self.layout.felt_mm
+        dome = self.dome_px()
+        return {
+            "version": VERSION,
+            "image_size": list(self.image_size),
+            "homography": self.homography.tolist(),
+            "error_mm": round(self.error_mm, 3),
+            "die_px": round(self.die_px, 2),
+            "layout": self.layout.as_json(),
+            "table_polygon_px": np.round(self.felt_px(), 2).tolist(),
+            "middle_px": (np.round(self.points_to_image(self.layout.middle), 2).tolist()
+                          if self.layout.middle else None),
+            "walls_px": [np.round(self.points_to_image(s), 2).tolist() for s in self.layout.walls],
+            "dome_px": [list(dome[0]), dome[1]] if dome else None,
+        }
+
+    def save(self, path: Path | str) -> None:
+        Path(path).write_text(json.dumps(self.as_json(), indent=2) + "\n")
+
+    @classmethod
+    def load(cls, path: Path | str) -> "Calibration":
+        path = Path(path)
+        try:
+            doc = json.loads(path.read_text())
+        except OSError as exc:
+            raise CalibrationError(f"{path}: cannot read calibration: {exc.strerror}") from exc
+        except json.JSONDecodeError as exc:
+            raise CalibrationError(f"{path}: not JSON: {exc}") from exc
+        if not isinstance(doc, dict) or doc.get("version") != VERSION:
+            raise CalibrationError(f"{path}: version must be {VERSION}, got {doc.get('version') if isinstance(doc, dict) else doc!r}")
+        try:
+            hom = np.array(doc["homography"], np.float64)
+            size = (int(doc["image_size"][0]), int(doc["image_size"][1]))
+            layout = Layout.from_json(doc["layout"])
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise CalibrationError(f"{path}: missing or malformed key: {exc}") from exc
+        if hom.shape != (3, 3) or not np.isfinite(hom).all():
+            raise CalibrationError(f"{path}: homography must be a finite 3x3 matrix")
+        return cls(layout, size, hom, float(doc.get("error_mm", 0.0)))
+
+
+def calibrate(image: np.ndarray, layout: Layout) -> Calibration:
+    """Find the layout's four markers in `image` and compute the homography to table mm."""
+    found = detect_markers(image)
+    missing = sorted(set(layout.markers) - set(found))
+    if missing:
+        raise CalibrationError(f"markers not found: {missing} (found {sorted(found)}; dictionary {ARUCO_DICTIONARY})")
+    src = np.concatenate([found[m] for m in sorted(layout.markers)])
+    dst = np.concatenate([marker_corners_mm(layout, m) for m in sorted(layout.markers)])
+    hom, _ = cv2.findHomography(src, dst, 0)
+    if hom is None:
+        raise CalibrationError("markers are degenerate: no homography")
+    back = cv2.perspectiveTransform(src.reshape(-1, 1, 2), hom).reshape(-1, 2)
+    error = float(np.sqrt(np.mean(np.sum((back - dst) ** 2, axis=1))))
+    h, w = image.shape[:2]
+    return Calibration(layout, (w, h), hom, error)
+
+
+def annotate(image: np.ndarray, cal: Calibration) -> np.ndarray:
+    """The calibration drawn on its image: felt, walls, middle line, dome, markers, a die to scale."""
+    out = image.copy()
+
+    def poly(pts, colour, closed=True, thickness=2):
+        cv2.polylines(out, [np.round(np.asarray(pts)).astype(np.int32)], closed, colour, thickness, cv2.LINE_AA)
+
+    poly(cal.felt_px(), (0, 255, 0))
+    for seg in cal.layout.walls:
+        poly(cal.points_to_image(seg), (0, 165, 255), False, 3)
+    if cal.layout.middle:
+        poly(cal.points_to_image(cal.layout.middle), (255, 0, 255), False, 2)
+    dome = cal.dome_px()
+    if dome:
+        cv2.circle(out, (round(dome[0][0]), round(dome[0][1])), round(dome[1]), (255, 255, 0), 2, cv2.LINE_AA)
+    for m in cal.layout.markers:
+        poly(cal.points_to_image(marker_corners_mm(cal.layout, m)), (0, 0, 255))
+    w, h = cal.layout.felt_mm
+    d = cal.layout.die_mm
+    poly(cal.points_to_image([(w / 2, h / 2), (w / 2 + d, h / 2), (w / 2 + d, h / 2 + d), (w / 2, h / 2 + d)]),
+         (255, 255, 255), True, 1)
+    text = f"{cal.layout.name}: marker error {cal.error_mm:.2f} mm, die {cal.die_px:.1f} px"
+    cv2.putText(out, text, (10, 24), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 0, 0), 3, cv2.LINE_AA)
+    cv2.putText(out, text, (10, 24), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 255, 255), 1, cv2.LINE_AA)
+    return out

@@ -1,0 +1,192 @@
+"""`DiceReader`: a frame (+ optional calibration) -> a `Reading` of every die's top face, pose and confidence.
+
+Flow: foreground and candidate centres (die_finder) -> each candidate's face read by the learned
+classifier (face_classifier, when weights are present) and by the classical pip reader (pip_reader)
+-> one die per place (suppression of duplicates) -> pose from the geometry (pose) -> `Reading`.
+A die is reported with a value as a read only when the readers are sure; otherwise its pose is
+`uncertain`. That is how the rate of confident misreads is kept low.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .calibration import Calibration
+from .die_finder import Foreground, find_foreground
+from .errors import ImageError
+from .face_classifier import DEFAULT_WEIGHTS, FaceClassifier
+from .face_crops import crop, crop_matrix
+from .pip_reader import FACE_PX, SPAN, FaceRead, read_face
+from .pose import assign_poses
+from .reading import Die, Pose, Reading
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderSettings:
+    """Thresholds of the reader; the defaults were chosen on the development split only."""
+
+    work_width: int = 640  # the foreground is found on a copy this wide
+    die_threshold: float = 0.5  # classifier: P(a die is centred here) to keep a candidate
+    net_confidence: float = 0.92  # classifier: P(value) to call the value a read
+    pip_confidence: float = 0.6  # classical reader: confidence to call the value a read
+    agree_confidence: float = 0.75  # both readers agree: classifier P(value) enough for a read
+
+
+@dataclass(slots=True)
+class Found:
+    """A die found while reading: where, how big, and what each reader said."""
+
+    x: float
+    y: float
+    die: float
+    angle: float | None
+    blob: int
+    isolated: bool
+    p_die: float = 0.0
+    probs: np.ndarray | None = None
+    face: FaceRead | None = None
+
+
+def check_frame(frame: object) -> np.ndarray:
+    if not isinstance(frame, np.ndarray) or frame.dtype != np.uint8 or frame.ndim != 3 or frame.shape[2] != 3:
+        shape = getattr(frame, "shape", None)
+        raise ImageError(f"expected a BGR uint8 image (H, W, 3), got {type(frame).__name__} {shape}")
+    if min(frame.shape[:2]) < 32:
+        raise ImageError(f"image too small to hold dice: {frame.shape[1]}x{frame.shape[0]}")
+    return frame
+
+
+def suppress(found: list[Found], key, radius: float) -> list[Found]:
+    """Keep the best of the finds that lie within `radius` die edges of each other."""
+    kept: list[Found] = []
+    for f in sorted(found, key=key, reverse=True):
+        if all(np.hypot(f.x - k.x, f.y - k.y) >= radius * min(f.die, k.die) for k in kept):
+            kept.append(f)
+    return kept
+
+
+class DiceReader:
+    """Reads dice from BGR frames; inject `calibration`, `classifier` and `background` as needed.
+
+    `classifier=None` uses the classical pip reader only; the default loads the committed weights
+    when they exist. `background` is a frame of the empty table (fixed camera), optional.
+    """
+
+    def __init__(self, calibration: Calibration | None = None, *, classifier: FaceClassifier | None | str = "default",
+                 background: np.ndarray | None = None, settings: ReaderSettings = ReaderSettings()) -> None:
+        self.calibration = calibration
+        if classifier == "default":
+            classifier = FaceClassifier() if DEFAULT_WEIGHTS.is_file() else None
+        self.classifier = classifier
+        self.background = background
+        self.settings = settings
+        self._region = None
+
+    # --- finding ------------------------------------------------------------------------------
+    def region(self, frame: np.ndarray) -> np.ndarray | None:
+        """Work-scale mask of where dice are looked for (calibrated: the table and a margin around it)."""
+        if self.calibration is None:
+            return None
+        h, w = frame.shape[:2]
+        s = min(1.0, self.settings.work_width / float(w))
+        key = (w, h, s)
+        if self._region is None or self._region[0] != key:
+            self._region = (key, self.calibration.search_mask(w, h, s))
+        return self._region[1]
+
+    def foreground(self, frame: np.ndarray) -> Foreground:
+        die = self.calibration.die_px if self.calibration is not None else None
+        return find_foreground(frame, die_size=die, background=self.background,
+                               work_width=self.settings.work_width, region=self.region(frame))
+
+    def candidates(self, frame: np.ndarray, fg: Foreground) -> list[Found]:
+        found = [Found(c.x, c.y, fg.die_size, c.angle, c.blob, c.isolated) for c in fg.candidates]
+        if self.classifier is None:
+            return self.read_classically(frame, found)
+        return self.read_with_classifier(frame, found)
+
+    def read_classically(self, frame: np.ndarray, found: list[Found]) -> list[Found]:
+        for f in found:
+            f.face = read_face(frame, f.x, f.y, f.die, f.angle)
+            f.p_die = 1.0 if f.face.value is not None else 0.0
+            if f.face.value is not None and f.face.pips:
+                # Centre the die on its pips: they are symmetric about the face centre.
+                m = cv2.invertAffineTransform(_face_matrix(f, f.face.angle))
+                px, py = np.mean(f.face.pips, axis=0)
+                f.x, f.y = (m @ np.array([px, py, 1.0])).tolist()
+        kept = [f for f in found if f.face.value is not None]
+        return suppress(kept, lambda f: (f.isolated, f.face.confidence), 0.6)
+
+    def read_with_classifier(self, frame: np.ndarray, found: list[Found]) -> list[Found]:
+        net = self.classifier
+        scores = net.classify([crop(frame, f.x, f.y, f.die) for f in found])
+        kept = []
+        for f, p, off in zip(found, scores.probs, scores.offsets):
+            if 1.0 - p[0] >= self.settings.die_threshold:
+                f.x, f.y = f.x + float(off[0]) * f.die, f.y + float(off[1]) * f.die
+                f.p_die = 1.0 - float(p[0])
+                kept.append(f)
+        kept = suppress(kept, lambda f: f.p_die, 0.6)
+        if not kept:
+            return kept
+        # Read each die again on a crop centred on it, four ways round, and average.
+        crops = []
+        for f in kept:
+            base = crop(frame, f.x, f.y, f.die)
+            crops += [base, np.rot90(base, 1), np.rot90(base, 2), np.rot90(base, 3)]
+        probs = net.classify(np.ascontiguousarray(np.stack(crops))).probs.reshape(len(kept), 4, -1).mean(axis=1)
+        out = []
+        for f, p in zip(kept, probs):
+            f.probs = p
+            f.p_die = 1.0 - float(p[0])
+            if f.p_die >= self.settings.die_threshold:
+                f.face = read_face(frame, f.x, f.y, f.die, f.angle)
+                out.append(f)
+        return out
+
+    # --- reading ------------------------------------------------------------------------------
+    def value_of(self, f: Found) -> tuple[int | None, float, bool]:
+        """The value, its confidence, and whether it is a read."""
+        st = self.settings
+        face = f.face
+        if f.probs is None:
+            sure = face is not None and face.value is not None and face.confidence >= st.pip_confidence
+            return (face.value if face else None), (face.confidence if face else 0.0), sure
+        value = int(np.argmax(f.probs[1:])) + 1
+        p = float(f.probs[value]) / max(f.p_die, 1e-6)
+        agree = face is not None and face.value == value and face.confidence >= st.pip_confidence
+        sure = p >= st.net_confidence or (agree and p >= st.agree_confidence)
+        return value, p * f.p_die, sure
+
+    def read(self, frame: np.ndarray) -> Reading:
+        """Read every die in a BGR frame."""
+        frame = check_frame(frame)
+        fg = self.foreground(frame)
+        found = self.candidates(frame, fg)
+        dice = []
+        for f in found:
+            value, confidence, sure = self.value_of(f)
+            angle = f.angle if f.angle is not None else (f.face.angle if f.face is not None else 0.0)
+            outline = square_outline(f.x, f.y, f.die, angle)
+            xs, ys = [p[0] for p in outline], [p[1] for p in outline]
+            table_xy = self.calibration.to_table(f.x, f.y) if self.calibration is not None else None
+            dice.append(Die(value, f.x, f.y, max(xs) - min(xs), max(ys) - min(ys), confidence,
+                            Pose.FLAT if sure else Pose.UNCERTAIN, outline, table_xy))
+        dice, blobs = assign_poses(dice, fg, self.calibration)
+        dice.sort(key=lambda d: (d.y, d.x))
+        return Reading(tuple(dice), tuple(blobs), fg.die_size, (frame.shape[1], frame.shape[0]),
+                       self.calibration is not None)
+
+
+def _face_matrix(f: Found, angle: float) -> np.ndarray:
+    return crop_matrix(f.x, f.y, f.die, angle, FACE_PX, SPAN)
+
+
+def square_outline(x: float, y: float, die: float, angle: float) -> tuple[tuple[float, float], ...]:
+    """Corners of a square die face of edge `die` centred at (x, y), rotated by `angle` degrees."""
+    (cx, cy), size, a = (x, y), (die, die), angle
+    return tuple((float(px), float(py)) for px, py in cv2.boxPoints(((cx, cy), size, a)))
+

@@ -1,0 +1,179 @@
+"""Where dice may be: foreground against the table, the die size, and candidate die centres.
+
+Everything here works on a small copy of the frame (a few hundred pixels wide) so it is cheap per
+frame; the faces are read later from the full-resolution frame. The background is either given
+(an empty-table frame, when the camera is fixed) or estimated by a wide median filter, which is
+what lets the reader work on ordinary photos with no calibration.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+# Foreground score: |dL| + 2 * max(|da|, |db|) in Lab against the background; chroma counts twice
+# because shadows change lightness but hardly the colour.
+STRONG = 45  # a pixel surely on a die
+WEAK = 24  # a pixel that may belong to a die touching a strong one
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A place that may hold a die, in full-frame pixels; `isolated` when its blob is one die-sized part."""
+
+    x: float
+    y: float
+    angle: float | None  # the blob's square orientation in degrees when it is one die; None in a cluster
+    isolated: bool
+    blob: int  # index of the blob (connected part of the foreground) it came from
+
+
+@dataclass(frozen=True, slots=True)
+class BlobShape:
+    """A connected part of the foreground, in full-frame pixels."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+    area: float
+    rect: tuple  # cv2.minAreaRect in full-frame pixels
+    contour: np.ndarray  # full-frame pixels, int32 (N, 1, 2)
+
+
+@dataclass(frozen=True, slots=True)
+class Foreground:
+    """The foreground of one frame: the die size, the blobs and the candidate die centres."""
+
+    die_size: float  # die edge in full-frame pixels
+    estimated: bool  # True when the die size was estimated from the frame
+    blobs: tuple[BlobShape, ...]
+    candidates: tuple[Candidate, ...]
+    scale: float  # work image pixels per full-frame pixel
+    mask: np.ndarray  # work-scale foreground mask (uint8 0/255)
+
+
+def work_scale(width: int, work_width: int) -> float:
+    return min(1.0, work_width / float(width))
+
+
+def foreground_score(lab: np.ndarray, background: np.ndarray | None) -> np.ndarray:
+    """Per-pixel difference from the table in Lab (uint8); the background is estimated when not given."""
+    if background is None:
+        h, w = lab.shape[:2]
+        small = cv2.resize(lab, (max(8, w // 4), max(8, h // 4)), interpolation=cv2.INTER_AREA)
+        k = max(3, (min(small.shape[:2]) // 5) | 1)
+        background = cv2.resize(cv2.medianBlur(small, min(k, 31)), (w, h), interpolation=cv2.INTER_LINEAR)
+    diff = cv2.absdiff(lab, background)
+    chroma = cv2.max(diff[..., 1], diff[..., 2])
+    score = cv2.add(diff[..., 0], cv2.add(chroma, chroma))
+    # A white die on a white table differs mostly by its outline and pips: local lightness range.
+    edges = cv2.morphologyEx(lab[..., 0], cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
+    return cv2.max(score, cv2.add(edges, edges))
+
+
+def hysteresis(score: np.ndarray, strong: int, weak: int) -> np.ndarray:
+    """Weak pixels connected to a strong one, closed and with small holes (pips) filled."""
+    weak_mask = cv2.morphologyEx((score > weak).astype(np.uint8), cv2.MORPH_CLOSE,
+                                 cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+    n, labels = cv2.connectedComponents(weak_mask, connectivity=8)
+    keep = np.zeros(n, np.uint8)
+    keep[np.unique(labels[score > strong])] = 255
+    keep[0] = 0
+    mask = keep[labels]
+    holes = (mask == 0).astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(holes, connectivity=4)
+    small = stats[:, cv2.CC_STAT_AREA] < max(16, mask.size // 800)
+    small[0] = False  # label 0 is the foreground itself
+    mask[small[labels]] = 255
+    return mask
+
+
+def estimate_die_size(stats: np.ndarray, image_area: int) -> float | None:
+    """Median edge (sqrt of area) of compact, die-sized blobs; None when no blob looks like one die."""
+    sizes = []
+    for x, y, w, h, area in stats[1:]:
+        if not image_area * 2e-4 <= area <= image_area * 0.03:
+            continue
+        if 0.7 <= w / h <= 1.43 and area / float(w * h) >= 0.55:
+            sizes.append(np.sqrt(area))
+    return float(np.median(sizes)) if sizes else None
+
+
+def cluster_points(mask: np.ndarray, d: float) -> list[tuple[float, float]]:
+    """Candidate centres inside a blob larger than one die: a grid over its interior plus the peaks
+    of its distance transform (the centres of touching dice)."""
+    dist = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
+    step = max(1.0, 0.4 * d)
+    inner = dist >= 0.22 * d
+    points = []
+    ys, xs = np.nonzero(inner)
+    if len(xs) == 0:
+        return points
+    gx = np.round(xs / step).astype(int)
+    gy = np.round(ys / step).astype(int)
+    seen = set()
+    for x, y, cx, cy in zip(xs, ys, gx, gy):
+        if (cx, cy) in seen:
+            continue
+        seen.add((cx, cy))
+        points.append((float(x), float(y)))
+    k = max(3, int(0.6 * d) | 1)
+    peaks = (dist >= cv2.dilate(dist, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))) & (dist >= 0.3 * d)
+    ys, xs = np.nonzero(peaks)
+    points += [(float(x), float(y)) for x, y in zip(xs, ys)]
+    return points
+
+
+def find_foreground(frame: np.ndarray, *, die_size: float | None = None, background: np.ndarray | None = None,
+                    work_width: int = 640, region: np.ndarray | None = None) -> Foreground:
+    """Blobs and candidate die centres of a BGR frame.
+
+    `die_size` (full-frame pixels) comes from the calibration; without it the size is estimated
+    from the compact blobs. `background` is a BGR frame of the empty table at full size. `region`
+    (work-scale uint8 mask) limits where dice are looked for.
+    """
+    h, w = frame.shape[:2]
+    s = work_scale(w, work_width)
+    small = frame if s == 1.0 else cv2.resize(frame, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
+    bg_lab = None
+    if background is not None:
+        bg_small = background if s == 1.0 else cv2.resize(background, (small.shape[1], small.shape[0]),
+                                                          interpolation=cv2.INTER_AREA)
+        bg_lab = cv2.cvtColor(bg_small, cv2.COLOR_BGR2LAB)
+    score = foreground_score(lab, bg_lab)
+    if region is not None:
+        score = cv2.bitwise_and(score, region)
+    mask = hysteresis(score, STRONG, WEAK)
+    n, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    estimated = die_size is None
+    d = die_size * s if die_size is not None else estimate_die_size(stats, mask.size)
+    if d is None:
+        d = max(8.0, 0.06 * min(small.shape[:2]))
+    blobs: list[BlobShape] = []
+    candidates: list[Candidate] = []
+    for i in range(1, n):
+        x, y, bw, bh, area = stats[i]
+        if area < 0.3 * d * d:
+            continue
+        part = (labels[y:y + bh, x:x + bw] == i).astype(np.uint8)
+        contours, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        contour = max(contours, key=cv2.contourArea) + np.array([x, y], np.int32)
+        rect = cv2.minAreaRect(contour)
+        index = len(blobs)
+        full = (contour.astype(np.float32) / s).astype(np.int32)
+        (rx, ry), (rw, rh), ra = rect
+        blobs.append(BlobShape((x + bw / 2) / s, (y + bh / 2) / s, bw / s, bh / s, area / (s * s),
+                               ((rx / s, ry / s), (rw / s, rh / s), ra), full))
+        one_die = 0.45 * d * d <= area <= 1.9 * d * d and 0.7 <= rw / max(rh, 1) <= 1.43 \
+            and area >= 0.72 * rw * rh
+        if one_die:
+            cx, cy = centroids[i]
+            candidates.append(Candidate(cx / s, cy / s, float(ra), True, index))
+            continue
+        for px, py in cluster_points(part, d):
+            candidates.append(Candidate((px + x) / s, (py + y) / s, None, False, index))
+    return Foreground(d / s, estimated, tuple(blobs), tuple(candidates), s, mask)

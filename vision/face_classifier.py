@@ -1,0 +1,50 @@
+"""The learned face classifier: a small CNN run through OpenCV's DNN module (weights committed, no torch)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .errors import VisionError
+
+DEFAULT_WEIGHTS = Path(__file__).resolve().parent / "weights" / "face_net.onnx"
+N_CLASSES = 7  # 0 = no die centred in the crop, 1-6 = the top face
+
+
+@dataclass(frozen=True, slots=True)
+class FaceScores:
+    """Per crop: class probabilities (N, 7; column 0 = no die) and the die centre offset (N, 2) in die edges."""
+
+    probs: np.ndarray
+    offsets: np.ndarray
+
+
+class FaceClassifier:
+    """Classify crops (CROP_PX square, BGR uint8, CROP_DIES die edges wide) into none / 1-6."""
+
+    def __init__(self, weights: Path | str = DEFAULT_WEIGHTS) -> None:
+        self.weights = Path(weights)
+        if not self.weights.is_file():
+            raise VisionError(f"face classifier weights not found: {self.weights}")
+        try:
+            self.net = cv2.dnn.readNetFromONNX(str(self.weights))
+        except cv2.error as exc:
+            raise VisionError(f"cannot load face classifier {self.weights}: {exc}") from exc
+        self.net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
+        self.net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
+
+    def classify(self, crops: list[np.ndarray] | np.ndarray) -> FaceScores:
+        if len(crops) == 0:
+            return FaceScores(np.zeros((0, N_CLASSES), np.float32), np.zeros((0, 2), np.float32))
+        batch = np.asarray(crops, np.float32) * (1.0 / 255.0) - 0.5
+        blob = np.ascontiguousarray(batch.transpose(0, 3, 1, 2))
+        self.net.setInput(blob)
+        out = self.net.forward().reshape(len(crops), N_CLASSES + 2)
+        logits = out[:, :N_CLASSES]
+        logits = logits - logits.max(axis=1, keepdims=True)
+        e = np.exp(logits)
+        return FaceScores(e / e.sum(axis=1, keepdims=True), out[:, N_CLASSES:].copy())
+

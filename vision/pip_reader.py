@@ -1,0 +1,146 @@
+"""The classical face reader: align the die, find the pips that differ from the face colour, check the layout.
+
+Works on light dice with dark pips and on dark or coloured dice with light pips alike, since a pip
+is whatever differs from the face's own (median) colour. A face is read only when the pips sit where
+a die's pips can sit; anything else is reported with a low confidence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+
+import cv2
+import numpy as np
+
+from .face_crops import crop
+
+FACE_PX = 64  # side of the aligned face patch in pixels
+SPAN = 1.35  # the patch covers the die and a margin (die edges)
+# Pip positions of each face on a unit face centred at 0, in pip-grid steps (-1, 0, 1).
+LAYOUTS: dict[int, tuple[tuple[tuple[int, int], ...], ...]] = {
+    1: (((0, 0),),),
+    2: (((-1, -1), (1, 1)), ((-1, 1), (1, -1))),
+    3: (((-1, -1), (0, 0), (1, 1)), ((-1, 1), (0, 0), (1, -1))),
+    4: (((-1, -1), (-1, 1), (1, -1), (1, 1)),),
+    5: (((-1, -1), (-1, 1), (1, -1), (1, 1), (0, 0)),),
+    6: (((-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)), ((-1, -1), (0, -1), (1, -1), (-1, 1), (0, 1), (1, 1))),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class FaceRead:
+    """The classical reading of one face: value (None when no layout fits), confidence, pip centres."""
+
+    value: int | None
+    confidence: float
+    pips: tuple[tuple[float, float], ...]
+    angle: float
+
+
+def dominant_angle(patch_gray: np.ndarray) -> float:
+    """The die's rotation (degrees, 0-90) from the orientation of the strongest edges in the patch."""
+    gx = cv2.Sobel(patch_gray, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(patch_gray, cv2.CV_32F, 0, 1, ksize=3)
+    mag = cv2.magnitude(gx, gy)
+    theta = np.arctan2(gy, gx) * 4.0  # period 90 degrees becomes period 360
+    c = float((mag * np.cos(theta)).sum())
+    s = float((mag * np.sin(theta)).sum())
+    return float(np.degrees(np.arctan2(s, c)) / 4.0) % 90.0
+
+
+def layout_fit(points: np.ndarray, value: int) -> tuple[float, float]:
+    """How well pips (patch pixels, die-aligned) fit the best layout of `value`: worst distance in
+    pip-grid steps after centring on the pips and fitting the grid step; and that step in pixels."""
+    centred = points - points.mean(axis=0)
+    best, best_step = np.inf, 0.0
+    for layout in LAYOUTS[value]:
+        ref = np.array(layout, np.float32)
+        ref = ref - ref.mean(axis=0)
+        spread = float(np.abs(ref).sum())
+        step = float(np.abs(centred).sum()) / spread if spread else 0.0
+        if value == 1:
+            step = 1.0
+        elif step <= 0:
+            continue
+        d = np.linalg.norm(centred[:, None, :] / step - ref[None, :, :], axis=2)
+        worst = float(max(d.min(axis=0).max(), d.min(axis=1).max()))
+        if worst < best:
+            best, best_step = worst, step
+    return best, best_step
+
+
+def best_layout(pips: list, areas: list, contrasts: list, unit: float, thr: float
+                ) -> tuple[int | None, float, tuple[int, ...]]:
+    """The largest set of pips that forms a die face; its value, confidence and the pips used.
+
+    Pips of side faces (seen at an angle) and of neighbours are left out when they do not fit;
+    a pip left over inside the chosen face lowers the confidence to zero.
+    """
+    pts = np.array(pips, np.float32).reshape(-1, 2)
+    n = len(pips)
+    if n > 10:
+        return None, 0.0, ()
+    for k in range(min(n, 6), 0, -1):
+        best = None
+        for subset in combinations(range(n), k):
+            sub = pts[list(subset)]
+            a = [areas[i] for i in subset]
+            if max(a) > 2.5 * min(a):
+                continue
+            fit, step = layout_fit(sub, k)
+            centre = sub.mean(axis=0)
+            if np.hypot(*(centre - FACE_PX / 2.0)) > 0.35 * unit:
+                continue
+            if k > 1 and not (0.12 * unit <= step <= 0.36 * unit
+                              and 0.3 <= 2.0 * np.sqrt(np.median(a) / np.pi) / step <= 1.2):
+                continue
+            if fit < 0.35 and (best is None or fit < best[0]):
+                best = (fit, subset, centre, step)
+        if best is None:
+            continue
+        fit, subset, centre, step = best
+        half = 0.5 * unit
+        intruders = [i for i in range(n) if i not in subset
+                     and np.abs(pts[i] - centre).max() < 0.42 * unit]
+        confidence = float(np.clip(1.0 - fit / 0.35, 0, 1) * 0.5
+                           + np.clip((min(contrasts[i] for i in subset) - thr) / 80.0, 0, 0.5))
+        if intruders or np.hypot(*(centre - FACE_PX / 2.0)) > half:
+            confidence = 0.0
+        return k, confidence, subset
+    return None, 0.0, ()
+
+
+def read_face(frame: np.ndarray, x: float, y: float, die: float, angle: float | None = None) -> FaceRead:
+    """Read the top face of the die centred at (x, y) with edge `die` pixels."""
+    if angle is None:
+        around = crop(frame, x, y, die, 0.0, FACE_PX, 1.3)
+        angle = dominant_angle(cv2.cvtColor(around, cv2.COLOR_BGR2GRAY))
+    patch = crop(frame, x, y, die, angle, FACE_PX, SPAN)
+    lab = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).astype(np.float32)
+    inner = lab[12:-12, 12:-12].reshape(-1, 3)
+    face = np.median(inner, axis=0)
+    dist = np.sqrt(((lab - face) * np.array([1.0, 1.6, 1.6], np.float32)) ** 2 @ np.ones(3, np.float32))
+    dist8 = np.clip(dist * 2.0, 0, 255).astype(np.uint8)
+    core = dist8[5:-5, 5:-5]
+    otsu, _ = cv2.threshold(core, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    thr = max(float(otsu), 50.0)
+    mask = np.zeros_like(dist8)
+    mask[5:-5, 5:-5] = (core > thr).astype(np.uint8)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    n, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    unit = FACE_PX / SPAN  # pixels per die edge in the patch
+    lo, hi = (0.06 * unit) ** 2, (0.3 * unit) ** 2
+    pips, areas, contrasts = [], [], []
+    for i in range(1, n):
+        x0, y0, w, h, area = stats[i]
+        if not lo <= area <= hi or max(w, h) > 2.2 * min(w, h) or area < 0.45 * w * h:
+            continue
+        cx, cy = centroids[i]
+        if np.hypot(cx - FACE_PX / 2.0, cy - FACE_PX / 2.0) > 0.66 * unit:
+            continue  # beyond the die: a neighbour's pip or a side face
+        pips.append(centroids[i])
+        areas.append(area)
+        contrasts.append(float(dist8[labels == i].mean()))
+    value, confidence, chosen = best_layout(pips, areas, contrasts, unit, thr)
+    return FaceRead(value, confidence, tuple((float(pips[i][0]), float(pips[i][1])) for i in chosen), angle)

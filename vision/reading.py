@@ -1,0 +1,91 @@
+"""What the camera saw: dice with their top values, poses and confidences, and blobs it could not read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Pose(str, Enum):
+    """How a die lies, as seen from above."""
+
+    FLAT = "flat"
+    COCKED = "cocked"  # resting on an edge or leaning: its top face is not level
+    STACKED = "stacked"  # flat on top of another die
+    OVERLAPPING = "overlapping"  # leaning on another die: the two outlines overlap
+    TOUCHING = "touching"  # flat on the table, side against another die
+    UNCERTAIN = "uncertain"  # the reader is not sure of its value: the value is not a read
+
+
+@dataclass(frozen=True, slots=True)
+class Die:
+    """One die: its top value, where it is, how sure the reader is and how it lies.
+
+    `x`, `y` are the centre and `w`, `h` the axis-aligned box size in image pixels; `outline` is the
+    die's outline (four corners of its top face, pixels). `table_xy` is its centre in table
+    millimetres when the reader is calibrated. When `pose` is `UNCERTAIN`, `value` is only a guess
+    (or None) and must never be used as a result.
+    """
+
+    value: int | None
+    x: float
+    y: float
+    w: float
+    h: float
+    confidence: float
+    pose: Pose
+    outline: tuple[tuple[float, float], ...] = ()
+    table_xy: tuple[float, float] | None = None
+    tilt: float = 0.0  # share of the top face foreshortened (0 = level, ~0.3 = cocked on an edge)
+
+    @property
+    def is_read(self) -> bool:
+        """True when the value is a read (the reader is sure of it)."""
+        return self.pose is not Pose.UNCERTAIN and self.value is not None
+
+    def as_json(self) -> dict:
+        out = {"value": self.value, "x": round(self.x, 1), "y": round(self.y, 1), "w": round(self.w, 1),
+               "h": round(self.h, 1), "confidence": round(self.confidence, 3), "pose": self.pose.value}
+        if self.table_xy is not None:
+            out["table_mm"] = [round(self.table_xy[0], 1), round(self.table_xy[1], 1)]
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Blob:
+    """Something die-coloured that is not a readable die: its box in pixels and why it was kept aside."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+    why: str
+    table_xy: tuple[float, float] | None = None
+
+    def as_json(self) -> dict:
+        out = {"x": round(self.x, 1), "y": round(self.y, 1), "w": round(self.w, 1), "h": round(self.h, 1),
+               "why": self.why}
+        if self.table_xy is not None:
+            out["table_mm"] = [round(self.table_xy[0], 1), round(self.table_xy[1], 1)]
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """Everything read from one frame."""
+
+    dice: tuple[Die, ...]
+    blobs: tuple[Blob, ...] = ()
+    die_size_px: float = 0.0  # the die edge in pixels the reader used (estimated when uncalibrated)
+    image_size: tuple[int, int] = (0, 0)  # width, height
+    calibrated: bool = False
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def values(self) -> tuple[int, ...]:
+        """The values that are reads, in reading order."""
+        return tuple(d.value for d in self.dice if d.is_read)
+
+    @property
+    def all_read(self) -> bool:
+        return all(d.is_read for d in self.dice)

@@ -1,0 +1,218 @@
+"""Random scenes for the renderer: dice flat, cocked, stacked, leaning, touching, off the felt; throws with tracks.
+
+A `TableRig` is one table under one fixed camera (layout, camera pose, felt colour); its empty frame
+calibrates the reader as on a real table. `random_scene` makes one throw's resting dice of a given
+kind (`valid`, `cocked`, `stacked`, `overlapping`, `touching`, `off_table`, `not_past_middle`,
+`wall_bounce`), and `throw_track` the table positions of the dice in the frames before they stopped.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .camera_model import PinholeCamera, rotation
+from .layouts import Layout, layout_for
+from .synthetic import FACE_NORMALS, RED, WHITE, DieStyle, Scene, SceneDie
+
+KINDS = ("valid", "cocked", "stacked", "overlapping", "touching", "off_table", "not_past_middle", "wall_bounce")
+DICE_PER_GAME = {"craps": 2, "banca-francesa": 3, "cussec": 3, "paikao": 4}
+
+
+def align(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """A rotation taking unit vector a onto unit vector b."""
+    v = np.cross(a, b)
+    c = float(a @ b)
+    if np.linalg.norm(v) < 1e-9:
+        return np.eye(3) if c > 0 else np.diag([1.0, -1.0, -1.0]) if abs(a[0]) > 0.5 else np.diag([-1.0, 1.0, -1.0])
+    vx = np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
+    return np.eye(3) + vx + vx @ vx * (1.0 / (1.0 + c))
+
+
+def resting_rotation(top: int, yaw: float, tilt: float = 0.0, tilt_dir: float = 0.0) -> np.ndarray:
+    """Rotation with face `top` up, turned by `yaw` and tipped by `tilt` (radians) towards `tilt_dir`."""
+    r = align(np.array(FACE_NORMALS[top], float), np.array([0.0, 0.0, 1.0]))
+    r = rotation(0.0, 0.0, yaw) @ r
+    if tilt:
+        axis = np.array([-math.sin(tilt_dir), math.cos(tilt_dir), 0.0])
+        k = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
+        r = (np.eye(3) + math.sin(tilt) * k + (1 - math.cos(tilt)) * k @ k) @ r
+    return r
+
+
+def placed(x: float, y: float, rot: np.ndarray, style: DieStyle, pose: str, size: float, base: float = 0.0) -> SceneDie:
+    """A die whose lowest corner rests at height `base`."""
+    die = SceneDie(np.array([x, y, 0.0]), rot, style, pose, size)
+    die.centre[2] = base - die.corners()[:, 2].min()
+    return die
+
+
+@dataclass(frozen=True)
+class TableRig:
+    """One table under one fixed camera."""
+
+    game: str
+    layout: Layout
+    camera: PinholeCamera
+    felt: tuple[int, int, int]
+    style: DieStyle
+
+    def scene(self, dice: list[SceneDie], rng: np.random.Generator, *, clean: bool = False) -> Scene:
+        s = Scene(self.layout, self.camera, dice, dome=self.layout.dome is not None, felt=self.felt)
+        if not clean:
+            s.noise = float(rng.uniform(1.0, 5.0))
+            s.blur = float(rng.uniform(0.0, 1.0))
+            s.light = (float(rng.uniform(-0.25, 0.25)), float(rng.uniform(-0.25, 0.25)), float(rng.uniform(0, 0.5)))
+            s.glare = random_glare(self, rng)
+        return s
+
+
+def random_rig(game: str, rng: np.random.Generator, style: DieStyle | None = None) -> TableRig:
+    layout = layout_for(game)
+    w, h = layout.felt_mm
+    span = (w + 2 * layout.rail_mm + 40.0, h + 2 * layout.rail_mm + 40.0)
+    centre = (w / 2 + rng.uniform(-10, 10), h / 2 + rng.uniform(-10, 10))
+    tilt = tuple(float(t) for t in rng.uniform(-0.035, 0.035, 3))
+    cam = PinholeCamera.over(centre, span, height_mm=float(rng.uniform(800, 1200)), tilt=tilt)
+    felt = tuple(int(c) for c in np.clip(np.array([60, 110, 25]) + rng.integers(-20, 20, 3), 0, 255))
+    if style is None:
+        style = RED if game == "craps" or rng.random() < 0.5 else WHITE
+    return TableRig(game, layout, cam, felt, style)
+
+
+def random_glare(rig: TableRig, rng: np.random.Generator) -> list:
+    n = int(rng.integers(0, 3)) + (2 if rig.layout.dome else 0)
+    out = []
+    for _ in range(n):
+        x, y = rng.uniform(0.1, 0.9) * rig.camera.width, rng.uniform(0.1, 0.9) * rig.camera.height
+        out.append((x, y, rng.uniform(6, 40), rng.uniform(2, 8), rng.uniform(0, 180)))
+    return out
+
+
+def area(rig: TableRig) -> tuple[float, float, float, float]:
+    """Where resting dice go: (x0, y0, x1, y1) mm inside the felt, past the middle, or inside the dome."""
+    d = rig.layout.die_mm
+    if rig.layout.dome:
+        (cx, cy), r = rig.layout.dome
+        q = (r - 1.2 * d) / math.sqrt(2)
+        return cx - q, cy - q, cx + q, cy + q
+    w, h = rig.layout.felt_mm
+    x0 = rig.layout.middle[0][0] + 1.5 * d if rig.layout.middle else 1.5 * d
+    return x0, 1.5 * d, w - 1.5 * d, h - 1.5 * d
+
+
+def free_spots(rig: TableRig, n: int, rng: np.random.Generator, box=None, gap: float = 2.2) -> list[tuple[float, float]]:
+    x0, y0, x1, y1 = box or area(rig)
+    d = rig.layout.die_mm
+    spots: list[tuple[float, float]] = []
+    for _ in range(2000):
+        if len(spots) == n:
+            break
+        p = (float(rng.uniform(x0, x1)), float(rng.uniform(y0, y1)))
+        if all(math.dist(p, q) > gap * d for q in spots):
+            spots.append(p)
+    if len(spots) < n:
+        raise RuntimeError("no room for the dice")
+    return spots
+
+
+def flat(rig: TableRig, x: float, y: float, rng: np.random.Generator, pose: str = "flat") -> SceneDie:
+    return placed(x, y, resting_rotation(int(rng.integers(1, 7)), rng.uniform(0, 2 * math.pi)), rig.style, pose,
+                  rig.layout.die_mm)
+
+
+def random_scene(rig: TableRig, kind: str, rng: np.random.Generator) -> list[SceneDie]:
+    """The resting dice of one throw of `kind` (see KINDS)."""
+    n = DICE_PER_GAME[rig.game]
+    d = rig.layout.die_mm
+    if kind == "not_past_middle" or kind == "wall_bounce":
+        w, h = rig.layout.felt_mm
+        mid = rig.layout.middle[0][0]
+        spots = free_spots(rig, n, rng, (1.5 * d, 1.5 * d, mid - 1.0 * d, h - 1.5 * d))
+        return [flat(rig, x, y, rng) for x, y in spots]
+    spots = free_spots(rig, n, rng)
+    dice = [flat(rig, x, y, rng) for x, y in spots]
+    if kind == "valid":
+        return dice
+    if kind == "cocked":
+        x, y = spots[0]
+        tilt = math.radians(rng.uniform(14, 40))
+        rot = resting_rotation(int(rng.integers(1, 7)), rng.uniform(0, 2 * math.pi), tilt, rng.uniform(0, 2 * math.pi))
+        dice[0] = placed(x, y, rot, rig.style, "cocked", d)
+        return dice
+    if kind == "off_table":
+        w, h = rig.layout.felt_mm
+        side = int(rng.integers(0, 4))
+        off = rig.layout.rail_mm * 0.5 + rng.uniform(-0.15, 0.15) * rig.layout.rail_mm
+        t = rng.uniform(0.2, 0.8)
+        x, y = [(t * w, -off), (w + off, t * h), (t * w, h + off), (-off, t * h)][side]
+        if rig.layout.middle and x < rig.layout.middle[0][0] + d:
+            x, y = (w + off, t * h)
+        if rig.layout.dome:
+            (cx, cy), r = rig.layout.dome
+            a = rng.uniform(0, 2 * math.pi)
+            x, y = cx + (r + 1.2 * d) * math.cos(a), cy + (r + 1.2 * d) * math.sin(a)
+        dice[0] = flat(rig, x, y, rng, "off_table")
+        return dice
+    if kind == "touching":
+        x, y = spots[0]
+        yaw = rng.uniform(0, 2 * math.pi)
+        a = yaw + rng.integers(0, 4) * math.pi / 2
+        dice[0] = placed(x, y, resting_rotation(int(rng.integers(1, 7)), yaw), rig.style, "touching", d)
+        x2, y2 = x + 1.02 * d * math.cos(a), y + 1.02 * d * math.sin(a)
+        dice[1] = placed(x2, y2, resting_rotation(int(rng.integers(1, 7)), yaw + rng.uniform(-0.05, 0.05)),
+                         rig.style, "touching", d)
+        return dice
+    if kind == "stacked":
+        x, y = spots[0]
+        dice[0] = flat(rig, x, y, rng, "stacked_under")
+        off = rng.uniform(0.0, 0.22) * d
+        a = rng.uniform(0, 2 * math.pi)
+        yaw = rng.uniform(math.radians(15), math.radians(75))
+        top_yaw = float(np.arctan2(dice[0].rotation[1, 0], dice[0].rotation[0, 0])) + yaw
+        dice[1] = placed(x + off * math.cos(a), y + off * math.sin(a),
+                         resting_rotation(int(rng.integers(1, 7)), top_yaw), rig.style, "stacked", d, base=d)
+        return dice
+    if kind == "overlapping":
+        x, y = spots[0]
+        yaw = rng.uniform(0, 2 * math.pi)
+        dice[0] = placed(x, y, resting_rotation(int(rng.integers(1, 7)), yaw), rig.style, "overlapped", d)
+        a = yaw + rng.integers(0, 4) * math.pi / 2 + rng.uniform(-0.3, 0.3)
+        tilt = math.radians(rng.uniform(22, 38))
+        # The leaning die stands beside the other, tipped towards it so its upper edge rests on it.
+        dist = d * (0.5 + 0.5 * math.cos(tilt) + 0.5 * math.sin(tilt)) - 0.12 * d
+        rot = resting_rotation(int(rng.integers(1, 7)), a, tilt, a + math.pi)
+        dice[1] = placed(x + dist * math.cos(a), y + dist * math.sin(a), rot, rig.style, "overlapping", d)
+        return dice
+    raise ValueError(f"unknown scene kind {kind!r}; known: {', '.join(KINDS)}")
+
+
+def throw_track(rig: TableRig, dice: list[SceneDie], kind: str, rng: np.random.Generator,
+                frames: int = 8) -> list[list[tuple[float, float]]]:
+    """Table positions (mm) of each die in the frames of the throw before the resting frame.
+
+    Dice enter from the thrower's side (x < 0). For `wall_bounce` one die reaches the far wall and
+    comes back; otherwise the dice roll straight to where they rest.
+    """
+    w, h = rig.layout.felt_mm
+    d = rig.layout.die_mm
+    track = []
+    for i in range(frames):
+        t = (i + 1) / (frames + 1)
+        row = []
+        for j, die in enumerate(dice):
+            x1, y1 = float(die.centre[0]), float(die.centre[1])
+            x0, y0 = -20.0, y1 + rng.uniform(-30, 30)
+            if kind == "wall_bounce" and j == 0:
+                apex = w - d / 2.0
+                if t < 0.5:
+                    x, y = x0 + (apex - x0) * (t / 0.5), y0 + (y1 - y0) * t
+                else:
+                    x, y = apex + (x1 - apex) * ((t - 0.5) / 0.5), y0 + (y1 - y0) * t
+            else:
+                x, y = x0 + (x1 - x0) * t, y0 + (y1 - y0) * t
+            row.append((x, y))
+        track.append(row)
+    return track

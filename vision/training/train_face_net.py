@@ -1,0 +1,183 @@
+"""Train the small face classifier (none, 1-6 + centre offset) on the development split; export ONNX.
+
+Training only: needs torch (`pip install torch==2.13.0`, CPU build), never used at run time.
+See vision/training/README.md for how to reproduce the committed weights.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+from torch import nn
+
+from vision.dataset import DEVELOPMENT, is_tuning, label_path, list_images, read_labels, split_of
+from vision.die_finder import find_foreground
+from vision.face_crops import CROP_DIES, CROP_PX, crop_matrix
+
+N_CLASSES = 7  # 0 = no die centred here, 1-6 = the top face
+
+
+class FaceNet(nn.Module):
+    """Three conv stages and a linear head: 7 class logits then (dx, dy) in die edges."""
+
+    def __init__(self, width: int = 16) -> None:
+        super().__init__()
+        w = width
+
+        def block(i: int, o: int) -> list[nn.Module]:
+            return [nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
+
+        self.features = nn.Sequential(
+            *block(3, w), nn.MaxPool2d(2),
+            *block(w, 2 * w), *block(2 * w, 2 * w), nn.MaxPool2d(2),
+            *block(2 * w, 4 * w), *block(4 * w, 4 * w), nn.MaxPool2d(2),
+            *block(4 * w, 4 * w),
+            nn.AdaptiveAvgPool2d(1), nn.Flatten())
+        self.head = nn.Sequential(nn.Dropout(0.2), nn.Linear(4 * w, N_CLASSES + 2))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.features(x))
+
+
+class Scene:
+    """One development image with its labelled dice and the reader's candidate centres."""
+
+    def __init__(self, image: Path, labels: Path) -> None:
+        self.frame = cv2.imread(str(image))
+        h, w = self.frame.shape[:2]
+        self.dice = read_labels(labels, w, h)
+        fg = find_foreground(self.frame)
+        self.die = fg.die_size
+        self.centres = np.array([(d.x, d.y) for d in self.dice], np.float32).reshape(-1, 2)
+        self.sizes = np.array([max(d.w, d.h) for d in self.dice], np.float32)
+        self.negatives = [(c.x, c.y) for c in fg.candidates if self.nearest(c.x, c.y)[1] > 0.6]
+
+    def nearest(self, x: float, y: float) -> tuple[int, float]:
+        """Index of the nearest labelled die and the distance in its box sizes."""
+        if not len(self.centres):
+            return -1, math.inf
+        dist = np.hypot(self.centres[:, 0] - x, self.centres[:, 1] - y) / self.sizes
+        i = int(np.argmin(dist))
+        return i, float(dist[i])
+
+
+def augment_colour(img: np.ndarray, rng: random.Random) -> np.ndarray:
+    hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV).astype(np.int16)
+    hsv[..., 0] = (hsv[..., 0] + rng.randint(0, 179)) % 180 if rng.random() < 0.5 else hsv[..., 0]
+    out = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR).astype(np.float32)
+    out = out * rng.uniform(0.7, 1.3) + rng.uniform(-30, 30)
+    if rng.random() < 0.3:
+        out = cv2.GaussianBlur(out, (3, 3), rng.uniform(0.3, 1.0))
+    out += np.random.normal(0, rng.uniform(0, 6), out.shape)
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def sample(scene: Scene, rng: random.Random, positive: bool) -> tuple[np.ndarray, int, float, float]:
+    """A random augmented crop: positives centred near a die (class = its value), else a negative."""
+    die = scene.die * rng.uniform(0.85, 1.18)
+    angle = rng.uniform(0, 360)
+    if positive and len(scene.dice):
+        i = rng.randrange(len(scene.dice))
+        d = scene.dice[i]
+        r = rng.uniform(0, 0.3) * scene.sizes[i] * 0.75
+        t = rng.uniform(0, 2 * math.pi)
+        x, y = d.x + r * math.cos(t), d.y + r * math.sin(t)
+    elif scene.negatives and rng.random() < 0.8:
+        x, y = rng.choice(scene.negatives)
+    else:
+        h, w = scene.frame.shape[:2]
+        x, y = rng.uniform(0, w), rng.uniform(0, h)
+    i, dist = scene.nearest(x, y)
+    if dist < 0.3 * 0.75 + 1e-6 and i >= 0:
+        label = scene.dice[i].value
+        m = crop_matrix(x, y, die, angle)
+        gx, gy = m @ np.array([scene.dice[i].x, scene.dice[i].y, 1.0])
+        span = CROP_PX / CROP_DIES  # crop pixels per die edge
+        dx, dy = (gx - CROP_PX / 2) / span, (gy - CROP_PX / 2) / span
+    elif dist > 0.6:
+        label, dx, dy = 0, 0.0, 0.0
+    else:
+        return sample(scene, rng, positive)
+    img = cv2.warpAffine(scene.frame, crop_matrix(x, y, die, angle), (CROP_PX, CROP_PX), flags=cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REPLICATE)
+    if rng.random() < 0.5:
+        img = img[:, ::-1].copy()
+        dx = -dx
+    return augment_colour(img, rng), label, dx, dy
+
+
+def to_tensor(imgs: list[np.ndarray]) -> torch.Tensor:
+    return torch.from_numpy(np.stack(imgs).astype(np.float32) / 255.0 - 0.5).permute(0, 3, 1, 2)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--dataset", type=Path, required=True)
+    ap.add_argument("--extra", type=Path, help="extra folder of YOLO-labelled images (e.g. rendered tables)")
+    ap.add_argument("--out", type=Path, required=True, help="ONNX file to write")
+    ap.add_argument("--epochs", type=int, default=60)
+    ap.add_argument("--steps", type=int, default=200, help="batches per epoch")
+    ap.add_argument("--holdout-val", action="store_true", help="keep the inner validation part out of training")
+    ap.add_argument("--seed", type=int, default=4)
+    args = ap.parse_args(argv)
+    rng = random.Random(args.seed)
+    torch.manual_seed(args.seed)
+    np.random.seed(args.seed)
+    torch.set_num_threads(2)
+    scenes = []
+    for image in list_images(args.dataset):
+        if split_of(image.name) != DEVELOPMENT:
+            continue  # the held-back split is never read here
+        if args.holdout_val and is_tuning(image.name):
+            continue
+        scenes.append(Scene(image, label_path(args.dataset, image)))
+    if args.extra:
+        for image in list_images(args.extra):
+            scenes.append(Scene(image, label_path(args.extra, image)))
+    print(f"{len(scenes)} training images, {sum(len(s.dice) for s in scenes)} dice", flush=True)
+    net = FaceNet()
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=args.epochs * args.steps)
+    ce = nn.CrossEntropyLoss(label_smoothing=0.02)
+    batch = 96
+    for epoch in range(args.epochs):
+        net.train()
+        t0, total, correct, seen = time.monotonic(), 0.0, 0, 0
+        for _ in range(args.steps):
+            items = [sample(rng.choice(scenes), rng, rng.random() < 0.6) for _ in range(batch)]
+            x = to_tensor([i[0] for i in items])
+            y = torch.tensor([i[1] for i in items])
+            off = torch.tensor([[i[2], i[3]] for i in items], dtype=torch.float32)
+            out = net(x)
+            pos = y > 0
+            loss = ce(out[:, :N_CLASSES], y)
+            if pos.any():
+                loss = loss + 2.0 * nn.functional.smooth_l1_loss(out[pos, N_CLASSES:], off[pos], beta=0.1)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach())
+            correct += int((out[:, :N_CLASSES].argmax(1) == y).sum())
+            seen += batch
+        print(f"epoch {epoch + 1}: loss {total / args.steps:.4f} acc {correct / seen:.4f} "
+              f"({time.monotonic() - t0:.0f} s)", flush=True)
+    net.eval()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(net, torch.zeros(1, 3, CROP_PX, CROP_PX), str(args.out), input_names=["crop"],
+                      output_names=["out"], dynamic_axes={"crop": {0: "n"}, "out": {0: "n"}}, opset_version=13,
+                      dynamo=False)
+    print(f"wrote {args.out} ({args.out.stat().st_size} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
