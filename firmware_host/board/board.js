@@ -42,6 +42,7 @@
     const draw = { roulette: window.drawRoulette, baccarat: window.drawBaccarat }[board.game] || window.drawDice;
     draw(board, hero, history, state.result, msg);
     hero.dataset.roundId = msg.round_id || "";
+    document.getElementById("board").dataset.roundId = msg.round_id || "";
   }
 
   function onResult(result) {

@@ -3,9 +3,16 @@
 // board shows the same picture. Only the newest columns that fit are shown.
 "use strict";
 
-window.drawBaccarat = function (board, hero, history) {
+window.drawBaccarat = function (board, hero, history, result, message) {
   const { el } = window.BoardDraw;
   const WORD = { B: "BANKER", P: "PLAYER", T: "TIE" };
+  const SUIT = { H: "♥", D: "♦", C: "♣", S: "♠" };
+
+  function card(text) {
+    const suit = text.slice(-1).toUpperCase();
+    const rank = text.slice(0, -1).toUpperCase().replace("T", "10");
+    return el("span", `card ${suit === "H" || suit === "D" ? "red-suit" : ""}`, `${rank}${SUIT[suit] || suit}`);
+  }
 
   function grid(cls, visible, cells) {
     // cells: [{x, y, node}]; keeps the newest `visible` columns
@@ -30,7 +37,7 @@ window.drawBaccarat = function (board, hero, history) {
   }
 
   function bigCell(cell) {
-    const node = el("div", `big ${cell.winner || "none"}`);
+    const node = el("div", `road-cell ${cell.winner || "none"}`);
     if (cell.ties) {
       node.appendChild(el("span", "tie-slash"));
       if (cell.ties > 1) node.appendChild(el("span", "tie-count", cell.ties));
@@ -55,6 +62,20 @@ window.drawBaccarat = function (board, hero, history) {
     hero.appendChild(el("div", "hero-sub", pairs.join(" · ")));
   } else {
     hero.appendChild(el("div", "hero-empty", "NEW SHOE"));
+  }
+  if (result && message && result.round_id === message.round_id && !result.void && result.cards) {
+    const hands = el("div", "hands");
+    ["player", "banker"].forEach((side) => {
+      const hand = el("div", `hand ${side}`);
+      hand.appendChild(el("span", null, side.toUpperCase()));
+      const points = result.outcome && result.outcome[`${side}_points`];
+      hand.appendChild(el("span", "points", points === undefined ? "" : points));
+      const cards = el("div", "cards");
+      (result.cards[side] || []).forEach((c) => cards.appendChild(card(c)));
+      hand.appendChild(cards);
+      hands.appendChild(hand);
+    });
+    hero.appendChild(hands);
   }
   const n = board.counts;
   const counts = el("div", "bac-counts");
@@ -87,27 +108,30 @@ window.drawBaccarat = function (board, hero, history) {
   const bigCells = flat(board.big_road);
   const bigPlaced = bigCells.map((c, i) => ({ x: board.layout.big_road[i][0], y: board.layout.big_road[i][1],
                                               node: bigCell(c) }));
-  const top = el("div", "panel roads-top");
-  const beadBox = el("div", "road-box bead-box");
-  beadBox.appendChild(el("h2", null, "BEAD PLATE"));
-  beadBox.appendChild(grid("bead-plate", 10, beads));
-  top.appendChild(beadBox);
-  const bigBox = el("div", "road-box big-box");
-  bigBox.appendChild(el("h2", null, "BIG ROAD"));
-  bigBox.appendChild(grid("big-road", 26, bigPlaced));
-  top.appendChild(bigBox);
-  history.appendChild(top);
+  const big = el("div", "panel road-box big-box");
+  big.appendChild(el("h2", null, "BIG ROAD"));
+  big.appendChild(grid("big-road", 28, bigPlaced));
+  history.appendChild(big);
 
-  const derived = el("div", "panel roads-derived");
-  [["big_eye_boy", "BIG EYE BOY", "eye"], ["small_road", "SMALL ROAD", "small"],
-   ["cockroach_pig", "COCKROACH PIG", "roach"]].forEach(([road, title, kind]) => {
+  function derivedBox(road, title, kind, visible) {
     const marks = flat(board[road]);
     const placed = marks.map((m, i) => ({ x: board.layout[road][i][0], y: board.layout[road][i][1],
                                           node: derivedCell(kind, m) }));
     const box = el("div", "road-box");
     box.appendChild(el("h2", null, title));
-    box.appendChild(grid(`derived ${kind}`, 20, placed));
-    derived.appendChild(box);
-  });
-  history.appendChild(derived);
+    box.appendChild(grid(`derived ${kind}`, visible, placed));
+    return box;
+  }
+
+  const middle = el("div", "panel roads-row");
+  const beadBox = el("div", "road-box bead-box");
+  beadBox.appendChild(el("h2", null, "BEAD PLATE"));
+  beadBox.appendChild(grid("bead-plate", 10, beads));
+  middle.appendChild(beadBox);
+  middle.appendChild(derivedBox("big_eye_boy", "BIG EYE BOY", "eye", 28));
+  history.appendChild(middle);
+  const bottom = el("div", "panel roads-row");
+  bottom.appendChild(derivedBox("small_road", "SMALL ROAD", "small", 24));
+  bottom.appendChild(derivedBox("cockroach_pig", "COCKROACH PIG", "roach", 24));
+  history.appendChild(bottom);
 };

@@ -49,19 +49,29 @@ window.BoardDraw = (function () {
   }
 
   function drawPaytable(box, info) {
+    // Bets that differ only by number and pay the same are shown once ("place 6·8 7:6"); a family
+    // of more than three numbers is shown by its name alone ("single 1:1").
     box.replaceChildren();
     if (!info) return;
     box.appendChild(el("span", "rulebook", info.rulebook));
-    const seen = new Set();
+    const groups = new Map();
     info.paytable.forEach((row) => {
-      const name = row.bet.replace(/_/g, " ") + (row.number !== undefined && row.number !== null ? ` ${row.number}` : "");
-      const key = `${row.bet}|${row.pays}|${row.condition || ""}`;
-      if (seen.has(name + key)) return;
-      seen.add(name + key);
+      const parts = row.bet.split("_");
+      const numbers = [];
+      while (parts.length > 1 && /^\d+$/.test(parts[parts.length - 1])) numbers.unshift(parts.pop());
+      if (row.number !== undefined && row.number !== null) numbers.push(String(row.number));
+      const name = parts.join(" ");
+      const key = `${name}|${row.pays}|${row.condition || ""}`;
+      if (!groups.has(key)) groups.set(key, { name, pays: row.pays, condition: row.condition, members: [] });
+      if (numbers.length) groups.get(key).members.push(numbers.join("-"));
+    });
+    groups.forEach((g) => {
       const item = el("span", "pay");
-      item.appendChild(el("b", null, name));
-      item.appendChild(el("span", null, ` ${row.pays}${row.condition ? " *" : ""}`));
-      if (row.condition) item.title = row.condition;
+      g.members.sort((a, b) => parseInt(a, 10) - parseInt(b, 10));
+      const members = g.members.length && g.members.length <= 3 ? ` ${g.members.join("·")}` : "";
+      item.appendChild(el("b", null, g.name + members));
+      item.appendChild(el("span", null, ` ${g.pays}${g.condition ? " *" : ""}`));
+      if (g.condition) item.title = g.condition;
       box.appendChild(item);
     });
   }
@@ -84,7 +94,7 @@ window.BoardDraw = (function () {
     if (result.number !== null && result.number !== undefined) {
       hero.appendChild(numberBall(result.number, "hero-ball"));
     } else if (result.faces) {
-      hero.appendChild(dice(result.faces, "big"));
+      hero.appendChild(dice(result.faces, "die-large"));
       hero.appendChild(el("div", "hero-total", result.total));
     } else if (result.outcome && result.outcome.winner) {
       const w = result.outcome.winner;

@@ -24,14 +24,16 @@ window.drawDice = function (board, hero, history) {
   hero.replaceChildren();
   const last = board.last[0];
   if (last) {
-    hero.appendChild(dice(last.faces, "big"));
+    hero.appendChild(dice(last.faces, "die-large"));
     hero.appendChild(el("div", "hero-total", last.total));
     hero.appendChild(el("div", `hero-tag ${tagClass(last)}`, tag(last)));
   } else {
     hero.appendChild(el("div", "hero-empty", "PLACE YOUR BETS"));
   }
   if (board.game === "craps") {
-    const puck = el("div", `puck ${board.point ? "on" : "off"}`, board.point ? `ON ${board.point}` : "OFF");
+    const puck = el("div", `puck ${board.point ? "on" : "off"}`);
+    puck.appendChild(el("span", "word", board.point ? "ON" : "OFF"));
+    if (board.point) puck.appendChild(el("span", "number", board.point));
     hero.appendChild(puck);
     const facts = el("div", "facts");
     [["SHOOTER", board.shooter], ["HOT ROLL", board.hot_roll], ["LONGEST", board.longest_roll],
@@ -72,7 +74,7 @@ window.drawDice = function (board, hero, history) {
   const list = el("div", "throw-list");
   board.last.forEach((entry, i) => {
     const row = el("div", `throw ${i === 0 ? "newest" : ""}`);
-    row.appendChild(dice(entry.faces, "small"));
+    row.appendChild(dice(entry.faces, "die-small"));
     row.appendChild(el("div", "total", entry.total));
     row.appendChild(el("div", `tag ${tagClass(entry)}`, tag(entry)));
     if (board.game === "craps") row.appendChild(el("div", "shooter", `#${entry.shooter}`));

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
+import signal
+import threading
 
 import msgspec
 
@@ -12,15 +15,20 @@ from ..boards.dice_history import craps_state_after
 from ..boards.grid_layout import bead_plate_layout, dragon_tail_layout
 from ..boards.history import (BaccaratHistory, BoardSettings, CrapsHistory, PaiKaoHistory, RouletteHistory,
                               ThreeDiceHistory)
+from ..boards.replay import Replay, drawn_steps, steps_from_text
 from ..boards.results_text import parse_coups, parse_faces, parse_spins
+from ..boards.table_info import table_info
+from ..config import load_config
+from ..errors import InputFileError
 
 GAMES = ("baccarat", "roulette", "craps", "cussec", "banca_francesa", "paikao")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("board", help="the board a sequence of results gives (roads, statistics, history)")
+    p = sub.add_parser("board", help="the board a sequence of results gives (roads, statistics, history); "
+                                     "with --publish, play them to a broker as a stand-in table")
     p.add_argument("--game", required=True, choices=GAMES)
-    p.add_argument("--results", required=True,
+    p.add_argument("--results",
                    help="baccarat: B/P/T per coup, pairs as b/p after it ('BPbT'); roulette: numbers "
                         "'32,15,19' (cw/ccw after a number for the ball's direction); dice: '3-4,6-6'")
     p.add_argument("--last", type=bounded(1, 1000), default=20,
@@ -28,6 +36,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--window", type=bounded(1, 10_000), default=100,
                    help="roulette: spins for hot/cold and counts (default 100)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    replay = p.add_argument_group("stand-in table (publishes like the service: availability, result, board)")
+    replay.add_argument("--publish", metavar="URL", help="broker, mqtt://host:port; without --results, "
+                        "fresh draws (punto banco dealt from a shuffled shoe)")
+    replay.add_argument("--table", default="demo-1", help="table id (default demo-1)")
+    replay.add_argument("--prefix", default="tablehw", help="topic prefix (default tablehw)")
+    replay.add_argument("--config", help="table config whose limits and paytable the board shows")
+    replay.add_argument("--interval", type=float, default=2.0, help="seconds between results (default 2)")
+    replay.add_argument("--rounds", type=bounded(1, 10_000_000), help="stop after this many results")
+    replay.add_argument("--seed", type=int, help="random seed for the draws")
     p.set_defaults(func=run)
 
 
@@ -77,12 +94,39 @@ def content(board: payload.AnyBoard) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    board = compute(args.game, args.results, BoardSettings(last_n=args.last, window=args.window))
+    settings = BoardSettings(last_n=args.last, window=args.window)
+    if args.publish:
+        return publish(args, settings)
+    if args.results is None:
+        raise InputFileError("--results is required unless --publish plays fresh draws")
+    board = compute(args.game, args.results, settings)
     doc = content(board)
     if args.json:
-        print(json.dumps(doc, indent=1 if args.game == "baccarat" else 2))
+        print(json.dumps(doc, indent=2))
         return 0
     print("\n".join(as_text(args.game, doc)))
+    return 0
+
+
+def publish(args: argparse.Namespace, settings: BoardSettings) -> int:
+    """Play results to a broker until done or stopped (SIGTERM / Ctrl-C: a clean "offline")."""
+    info = table_info(load_config(args.config), args.config) if args.config else None
+    steps = (steps_from_text(args.game, args.results) if args.results is not None
+             else drawn_steps(args.game, random.Random(args.seed)))
+    replay = Replay(args.game, args.table, args.publish, args.prefix, settings, info)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    replay.start()
+    print(f"publishing {args.game} to {args.publish} as {replay.topics.base}/ (Ctrl-C stops)", flush=True)
+    try:
+        played = replay.play(steps, args.interval, args.rounds, stop)
+        if not stop.is_set() and args.results is not None:
+            stop.wait(args.interval)
+    except KeyboardInterrupt:
+        played = replay.round
+    finally:
+        replay.stop()
+    print(f"{played} results published", flush=True)
     return 0
 
 

@@ -1,0 +1,169 @@
+"""Board replay: a stand-in table that publishes results and boards over MQTT the way the service
+does (docs/mqtt.md: retained `availability` with a Last Will, retained `result` and `board`,
+`events`), from a results string or from fresh draws.
+
+Draws: dice and the wheel at random (the ball's direction alternating, 004 §X.15); punto banco
+dealt card by card from a shuffled 8-deck shoe through the rules core's dealing validator, with
+"last coup" when fewer than the cut card's 12 cards are left and a new shoe after it (004 §II).
+It is for board vendors testing a screen, for `make board` when no simulated table is running,
+and for the board page's browser test. It does not journal: the service is the table of record.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+import msgspec
+
+from ..mqtt.contract import Availability, EventPayload, ResultPayload, Topics
+from ..mqtt.link import LinkSettings, MqttLink, Will
+from ..rules.cards import shoe_composition
+from ..rules.punto_banco_deal import PuntoBancoCoup
+from .history import BoardSettings
+from .keeper import BOARD_OF_GAME, BoardKeeper
+from .payload import TableInfo, encode
+from .results_text import DICE, parse_coups, parse_faces, parse_spins
+
+CUT_CARD = 12  # punto banco: the cut card ~12 cards from the end (DIGEST, 004 §II)
+WORD = {"B": "banker", "P": "player", "T": "tie"}
+
+
+@dataclass(frozen=True)
+class Step:
+    """One thing the stand-in table does: a result (its fields) or an event (its kind)."""
+
+    result: dict | None = None
+    event: str | None = None
+    detail: dict = field(default_factory=dict)
+
+
+def steps_from_text(game: str, text: str) -> list[Step]:
+    """The results of a results string (see `results_text`), one step each."""
+    board = BOARD_OF_GAME[game]
+    if board == "baccarat":
+        return [Step({"outcome": {"winner": WORD[c.winner], "banker_pair": c.banker_pair,
+                                  "player_pair": c.player_pair}}) for c in parse_coups(text)]
+    if board == "roulette":
+        return [Step({"number": s.number, "outcome": {"direction": s.direction}}) for s in parse_spins(text)]
+    return [Step({"faces": list(f), "total": sum(f)}) for f in parse_faces(text, board)]
+
+
+def drawn_steps(game: str, rng: random.Random) -> Iterator[Step]:
+    """Endless fresh results for `game`."""
+    board = BOARD_OF_GAME[game]
+    if board == "baccarat":
+        yield from _dealt_coups(rng)
+    elif board == "roulette":
+        for direction in itertools.cycle(("cw", "ccw")):
+            yield Step({"number": rng.randrange(37), "outcome": {"direction": direction}})
+    else:
+        while True:
+            faces = [rng.randint(1, 6) for _ in range(DICE[board])]
+            yield Step({"faces": faces, "total": sum(faces)})
+
+
+def _dealt_coups(rng: random.Random) -> Iterator[Step]:
+    while True:
+        cards = [card for card, n in shoe_composition(8).items() for _ in range(n)]
+        rng.shuffle(cards)
+        deck = iter(cards[8:])  # the first 8 burnt (004 §II)
+        left = len(cards) - 8
+        while True:
+            last = left <= CUT_CARD + 6
+            if last:
+                yield Step(event="last_coup")
+            coup = PuntoBancoCoup()
+            while not coup.is_complete:
+                coup.deal(next(deck))
+                left -= 1
+            view = coup.result().view()
+            yield Step({"cards": {"player": view["player"], "banker": view["banker"]},
+                        "outcome": {k: view[k] for k in ("winner", "player_points", "banker_points", "natural",
+                                                         "player_pair", "banker_pair")}})
+            if last:
+                yield Step(event="new_shoe")
+                break
+            next(deck)  # one card burnt before every coup but the first
+            left -= 1
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class Replay:
+    """Publishes steps as a table would: result, then the board it gives, both retained."""
+
+    def __init__(self, game: str, table_id: str, url: str, prefix: str = "tablehw",
+                 settings: BoardSettings = BoardSettings(), table: TableInfo | None = None) -> None:
+        self.game, self.table_id = game, table_id
+        self.topics = Topics(prefix, table_id)
+        self.keeper = BoardKeeper(game, table_id, settings, table)
+        self.seq = itertools.count(1)
+        self.round = 0
+        will = Will(self.topics.availability, msgspec.json.encode(Availability(table_id, "offline")),
+                    msgspec.json.encode(Availability(table_id, "online")))
+        self.link = MqttLink(LinkSettings(url, f"tablehw-replay-{table_id}", keepalive_s=5, session_expiry_s=0), will)
+
+    def start(self, timeout_s: float = 10.0) -> None:
+        """Connect (the link says "online") and publish the new session's empty board."""
+        self.link.start()
+        deadline = time.monotonic() + timeout_s
+        while not self.link.connected:
+            if time.monotonic() > deadline:
+                self.link.stop()
+                raise ConnectionError(f"no broker at {self.link.settings.url} within {timeout_s:.0f} s")
+            time.sleep(0.05)
+        self.play_step(Step(event="table_opened"))
+
+    def stop(self) -> None:
+        """A clean stop: "offline" is published before disconnecting."""
+        self.link.stop()
+
+    def play_step(self, step: Step) -> None:
+        utc = utc_now()
+        if step.event:
+            event = EventPayload(self.table_id, next(self.seq), utc, kind=step.event, detail=step.detail)
+            self._send(self.topics.events, msgspec.json.encode(event), retain=False)
+            if self.keeper.on_event(msgspec.to_builtins(event)):
+                self._send_board(utc)
+            return
+        self.round += 1
+        round_id = f"{self.table_id}-{self.round:08d}"
+        result = msgspec.structs.replace(
+            ResultPayload(self.table_id, next(self.seq), utc, game=self.game, round=self.round, round_id=round_id),
+            **step.result)
+        self._send(self.topics.result, msgspec.json.encode(result), retain=True)
+        if self.keeper.on_result(msgspec.to_builtins(result)):
+            self._send_board(utc)
+
+    def play(self, steps: Iterator[Step] | list[Step], interval_s: float, rounds: int | None = None,
+             stop: threading.Event | None = None) -> int:
+        """Play steps, one result every `interval_s`; returns the number of results published."""
+        stop = stop or threading.Event()
+        played = 0
+        for step in steps:
+            if stop.is_set() or (rounds is not None and played >= rounds):
+                break
+            self.play_step(step)
+            if step.result is not None:
+                played += 1
+                stop.wait(interval_s)
+        return played
+
+    def _send_board(self, utc: str) -> None:
+        message = msgspec.structs.replace(self.keeper.message(utc), seq=next(self.seq))
+        self._send(self.topics.board, encode(message), retain=True)
+
+    def _send(self, topic: str, payload: bytes, retain: bool) -> None:
+        info = self.link.publish(topic, payload, qos=1, retain=retain)
+        try:
+            info.wait_for_publish(5.0)
+        except (RuntimeError, ValueError):
+            pass  # not connected: paho keeps QoS 1 messages and sends them on reconnect
