@@ -8,11 +8,11 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 TABLEHW := $(VENV)/bin/tablehw
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PACKAGES := mosquitto socat
+APT_PACKAGES := mosquitto socat chromium
 GAME ?= craps
 ROUNDS ?=
 
-.PHONY: run test bench venv system-packages clean
+.PHONY: run test bench board venv system-packages clean
 
 # The venv is rebuilt when pyproject.toml changes (the stamp records what was installed).
 $(VENV)/.stamp: pyproject.toml
@@ -40,6 +40,11 @@ run: venv
 
 test: venv system-packages
 	$(PY) -m pytest
+
+# The reference result board (firmware_host/board/) in a browser, against a simulated table on a
+# loopback Mosquitto with a websockets listener: GAME=craps|cussec|banca_francesa|roulette|baccarat.
+board: venv system-packages
+	$(PY) -m firmware_host.boards.serve --game $(GAME)
 
 bench: venv system-packages
 	$(PY) -m pytest tests/bench -q -s -p no:cacheprovider --timeout=1800 -o addopts=""
