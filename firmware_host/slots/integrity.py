@@ -6,8 +6,9 @@ polls give 8 digits, 0x6F/0xAF give what the machine reports. Between two readin
 go forward; it wraps at 10**digits, so a reading below the previous one is a rollover only when the
 forward distance modulo 10**digits is within `rollover_window` of the modulus. Anything else - a RAM
 clear, a swapped board, a corrupted meter - is a fault. The self-audit checks meters of one reply
-against each other: games played = games won + games lost, games won <= games played, and coin in
-per game between one credit and the machine's maximum bet.
+against each other: games played = games won + games lost (modulo the size), and, against the last
+reply of the same poll, games won <= games played and coin in per game between one credit and the
+machine's maximum bet.
 """
 
 from __future__ import annotations
@@ -55,9 +56,11 @@ def meter_delta(previous: int, current: int, digits: int, window: Fraction = ROL
     return forward if forward <= window * modulus else None
 
 
-def check_reading(baseline: dict[str, int], reading: MeterReading, *, max_bet: int | None = None,
-                  window: Fraction = ROLLOVER_WINDOW) -> MeterCheck:
-    """Compare a reading with the baseline (key -> value); meters seen for the first time give no delta."""
+def check_reading(baseline: dict[str, int], reading: MeterReading, *, previous: dict[str, int] | None = None,
+                  max_bet: int | None = None, window: Fraction = ROLLOVER_WINDOW) -> MeterCheck:
+    """Compare a reading with the baseline (key -> value, whichever reply gave it last): the deltas to
+    account and any meter that went back. `previous` is the last reading *of the same poll*: the
+    self-audit compares meters that moved together in one consistent snapshot."""
     deltas: dict[str, int] = {}
     rollovers: list[str] = []
     faults: list[MeterFault] = []
@@ -74,8 +77,23 @@ def check_reading(baseline: dict[str, int], reading: MeterReading, *, max_bet: i
             if value < baseline[key]:
                 rollovers.append(name)
     if not faults:
-        faults += self_audit(deltas, max_bet)
+        faults += identity_audit(reading)
+    if not faults and previous:
+        moved = {n: meter_delta(previous[n], v, reading.digits, window) for n, v in reading.values.items()
+                 if n in previous}
+        faults += self_audit({n: d for n, d in moved.items() if d is not None}, max_bet)
     return MeterCheck(deltas, tuple(rollovers), tuple(faults))
+
+
+def identity_audit(reading: MeterReading) -> list[MeterFault]:
+    """Games played = games won + games lost, modulo the meters' size (every game is won or lost)."""
+    v = reading.values
+    if not {"games_played", "games_won", "games_lost"} <= v.keys():
+        return []
+    if (v["games_won"] + v["games_lost"] - v["games_played"]) % 10 ** reading.digits:
+        return [MeterFault("self_audit", "games_played", f"games played {v['games_played']} is not games won "
+                           f"{v['games_won']} + games lost {v['games_lost']} (game {reading.game})")]
+    return []
 
 
 def self_audit(deltas: dict[str, int], max_bet: int | None = None) -> list[MeterFault]:

@@ -73,6 +73,7 @@ class SlotService:
         self.failures: dict[str, int] = dict.fromkeys(self.machines, 0)
         self.wanted: dict[str, tuple[str, float | None]] = {}  # machine -> (disable|enable, next try; None = sent)
         self.last_payback: dict[str, tuple[float, bool]] = {}
+        self.last_of_poll: dict[tuple, dict[str, int]] = {}  # the last reading of each poll, for the self-audit
         self.requests = RequestHandler(self)
         self.sender = OutboxSender(journal, mqtt) if mqtt else None
         self._records = 0
@@ -277,7 +278,10 @@ class SlotService:
             if m.fault is not None:
                 self._while_faulted(machine_id, reading)
                 continue
-            check = check_reading(m.baseline, reading, max_bet=self._max_bet(machine_id), window=self.window)
+            source = (machine_id, poll_name(outcome.poll.command), outcome.poll.data, reading.game, reading.digits)
+            previous, self.last_of_poll[source] = self.last_of_poll.get(source), reading.values
+            check = check_reading(m.baseline, reading, previous=previous, max_bet=self._max_bet(machine_id),
+                                  window=self.window)
             if check.faults:
                 with self.journal.transaction() as txn:
                     self._fault(txn, machine_id, check.faults[0], reading, also=check.faults[1:])

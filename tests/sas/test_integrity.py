@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from firmware_host.slots.integrity import MeterReading, apply_reading, check_reading, meter_delta, self_audit
+from firmware_host.slots.integrity import (MeterReading, apply_reading, check_reading, identity_audit, meter_delta,
+                                           self_audit)
 from firmware_host.slots.readings import readings_of
 from drivers.sas.replies import ExtendedMetersReply, MeterReply, SelectedMetersReply
 
@@ -69,3 +70,20 @@ def test_readings_group_by_game_and_digits_and_skip_balances():
                                                                 (2, 10): {"sas_cashable_ticket_in_cents": 500}}
     extended = readings_of(ExtendedMetersReply(1, 0x6F, 0, {0x00: (5, 7), 0x01: (0, 0)}))
     assert extended == [MeterReading(0, 10, {"coin_in": 7})]
+
+
+def test_identity_audit_modulo_the_meter_size():
+    assert identity_audit(_reading(games_played=5, games_won=99_999_999, games_lost=6)) == []  # won rolled over
+    assert identity_audit(_reading(games_played=10, games_won=4, games_lost=7))[0].kind == "self_audit"
+
+
+def test_self_audit_uses_the_last_reply_of_the_same_poll():
+    # another poll moved the shared baseline for played/won; only lost is new in this reply: no false alarm
+    baseline = apply_reading({}, _reading(games_played=100, games_won=58, games_lost=0, coin_in=555))
+    previous = {"games_played": 0, "games_won": 0, "games_lost": 0, "coin_in": 0}
+    check = check_reading(baseline, _reading(games_played=100, games_won=58, games_lost=42, coin_in=555),
+                          previous=previous, max_bet=10)
+    assert not check.faults and check.deltas["games_lost"] == 42
+    bad = check_reading(baseline, _reading(games_played=100, games_won=58, games_lost=42, coin_in=5_555),
+                        previous=previous, max_bet=10)
+    assert bad.faults[0].meter == "coin_in"

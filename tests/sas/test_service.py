@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
 from drivers.sim.egm_machine import EgmProfile
@@ -69,8 +71,8 @@ def test_ram_clear_disables_and_stays_disabled_across_a_restart(rig):
     assert wait_until(lambda: not machine.enabled)  # long poll 0x01 reached the machine
     assert machine.play(5) == 0
     assert rig.records("slot_fault")[0]["values"]["coin_in"] == 0
-    assert [e["event"] for e in rig.messages("slot-1/events") if e["event"] in ("meter_fault", "disabled")] == [
-        "meter_fault", "disabled"]
+    assert wait_until(lambda: [e["event"] for e in rig.messages("slot-1/events")
+                               if e["event"] in ("meter_fault", "disabled")] == ["meter_fault", "disabled"])
     assert rig.messages("slot-1/availability")[-1]["state"] == "disabled"
 
     rig.stop_service()
@@ -145,3 +147,70 @@ def test_on_demand_poll_is_answered(rig):
     rig.request("slots/slot-2/request", {"action": "poll", "poll": "0x99"})
     assert wait_until(lambda: len(rig.messages("slot-2/response")) == 2)
     assert not rig.messages("slot-2/response")[-1]["accepted"]
+
+
+def test_pools_fund_broadcast_award_and_reseed(tmp_path):
+    profiles = [EgmProfile(address=1, progressive_group=1), EgmProfile(address=2, seed=2, progressive_group=1)]
+    pools = [{"id": "jackpot-1", "machines": ["slot-1"], "rate_pct": "1.5", "seed_cents": 50_000, "group": 1,
+              "level": 2},
+             {"id": "super", "kind": "superjackpot", "machines": ["slot-1", "slot-2"], "rate_pct": "0.5",
+              "seed_cents": 500_000, "group": 1, "level": 1}]
+    rig = ServiceRig(tmp_path, profiles, pools)
+    try:
+        service = rig.service
+        machine = rig.machine(1)
+        assert wait_until(lambda: machine.progressive_amounts == {1: 500_000, 2: 50_000})  # seeds broadcast (0x86)
+        assert _played(rig, "slot-1", 0) and _played(rig, "slot-2", 0)  # the baselines: play counts from here
+        machine.play(500)
+        rig.machine(2).play(500)
+        assert _played(rig, "slot-1", 500) and _played(rig, "slot-2", 500)
+        jackpot, superpool = service.state.pools.get("jackpot-1"), service.state.pools.get("super")
+        coin_in_1, coin_in_2 = machine.meters["coin_in"], rig.machine(2).meters["coin_in"]
+        assert jackpot.contributed == coin_in_1 * Fraction(15, 1000)  # 1 cent per credit
+        assert superpool.contributed == (coin_in_1 + coin_in_2) * Fraction(5, 1000)
+        assert jackpot.balanced() and superpool.balanced()
+        value = jackpot.cents
+        assert wait_until(lambda: machine.progressive_amounts.get(2) == value)
+
+        machine.hit_progressive(2)  # 0x56 -> the host asks 0x85 -> award, reseed, broadcast
+        assert wait_until(lambda: jackpot.hits == 1)
+        assert jackpot.awarded == value and jackpot.cents == 50_000 and jackpot.balanced()
+        award = rig.records("pool_award")[-1]
+        assert (award["pool"], award["machine"], award["paid"]) == ("jackpot-1", "slot-1", value)
+        assert wait_until(lambda: machine.progressive_amounts.get(2) == 50_000)
+        published = rig.messages("jackpots/jackpot-1")[-1]
+        assert published["value_cents"] == 50_000 and published["hits"] == 1
+        assert published["last_award"]["paid_cents"] == value
+        contributions = [c for r in rig.records("slot_meters") for c in r.get("contributions", [])]
+        assert sum(Fraction(c["exact_cents"]) for c in contributions if c["pool"] == "super") == superpool.contributed
+
+        rig.stop_service()  # every cent is in the journal: a restart rebuilds the same pools
+        service = rig.start()
+        again = service.state.pools.get("jackpot-1")
+        assert (again.cents, again.carry, again.awarded, again.hits) == (jackpot.cents, jackpot.carry, value, 1)
+        assert service.state.pools.get("super").contributed == superpool.contributed
+    finally:
+        rig.close()
+
+
+def test_unawardable_pool_moves_to_machines_of_same_model_and_bet(tmp_path):
+    pools = [{"id": "jp-1", "machines": ["slot-1"], "rate_pct": "1", "seed_cents": 10_000, "group": 1},
+             {"id": "jp-2", "machines": ["slot-2"], "rate_pct": "1", "seed_cents": 10_000, "group": 2},
+             {"id": "jp-3", "machines": ["slot-3"], "rate_pct": "1", "seed_cents": 10_000, "group": 3}]
+    rig = ServiceRig(tmp_path, [EgmProfile(address=1), EgmProfile(address=2), EgmProfile(address=3, max_bet=5)],
+                     pools)
+    try:
+        state = rig.service.state
+        assert wait_until(lambda: state.pools.get("jp-1").cents == 10_000)
+        rig.request("jackpots/jp-1/request", {"action": "transfer", "to": "jp-3", "who": "floor manager",
+                                              "why": "slot-1 withdrawn from service"})
+        assert wait_until(lambda: rig.messages("jp-1/response"))
+        assert not rig.messages("jp-1/response")[-1]["accepted"]  # max bet 5 vs 10: not the same bet
+        rig.request("jackpots/jp-1/request", {"action": "transfer", "to": "jp-2", "who": "floor manager",
+                                              "why": "slot-1 withdrawn from service"})
+        assert wait_until(lambda: state.pools.get("jp-2").cents == 20_000)
+        assert state.pools.get("jp-1").value == 0
+        assert rig.records("pool_transfer")[-1]["amount"] == "10000/1"
+        assert all(p.balanced() for p in state.pools.pools.values())
+    finally:
+        rig.close()
