@@ -96,7 +96,7 @@ class TableService:
         evidence = EvidenceStore(self.storage, (self.config.storage or StorageSection()).evidence_retention_days)
         evidence.prune()
         devices, terminals = self.devices(evidence)
-        settings = engine_settings(self.config, betting_seconds=self.sim.betting_seconds if self.simulate else None)
+        settings = engine_settings(self.config)
         checkpoint = no_checkpoint
         if self.simulate and self.sim.crash_at:
             from .simulation.faults import CrashAt

@@ -61,7 +61,7 @@ class SimulationSection(Struct, forbid_unknown_fields=True, frozen=True):
     bets_per_round: Annotated[int, Meta(ge=0, le=100_000)] = 12
     void_rate: Annotated[float, Meta(ge=0, le=0.9)] = 0.05  # share of throws / spins that are void
     action_seconds: Seconds = 0.02  # how long a throw, spin, dome step or card takes in the simulation
-    betting_seconds: Seconds = 0.05  # betting window in the simulation (overrides [table])
+    betting_seconds: Seconds = 0.05  # the simulated dealer closes betting after this ([table] timer is the backstop)
     crash_at: str | None = None  # "PHASE:ROUND": SIGKILL the process there (fault injection for tests)
 
 

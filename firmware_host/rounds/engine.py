@@ -101,6 +101,7 @@ class RoundEngine:
         self.broker_connected = False
         self.rounds_finished = 0
         self.table_open = True  # close_table: no next round until open_betting
+        self.round_limit: int | None = None  # `run(rounds=N)`: no round opens after the Nth has finished
         self.round_open = False
         self.tickets: dict[str, bytes] = {}  # ticket -> the accepted request, for idempotent re-sends
         self.family = family_factory(self)
@@ -111,7 +112,8 @@ class RoundEngine:
         """Process events until `stop` is set or `rounds` rounds have finished."""
         from .requests import handle_batch  # requests.py drives the engine; import here to keep one direction
 
-        while not stop.is_set() and (rounds is None or self.rounds_finished < rounds):
+        self.round_limit = None if rounds is None else self.rounds_finished + rounds
+        while not stop.is_set() and self.wants_more_rounds():
             wait = 0.5 if self.deadline is None else max(0.0, min(0.5, self.deadline - self.clock.monotonic()))
             batch = []
             try:
@@ -248,6 +250,7 @@ class RoundEngine:
         with self.journal.transaction() as txn:
             txn.record("reading", body, round=self.round)
             txn.record("phase", {"phase": Phase.READING.value, "attempt": self.attempt}, round=self.round)
+            self.publish_state(txn)
         self.checkpoint(Phase.READING.value, self.round)
         if void_reason is not None:
             self.void_attempt(void_reason, evidence=evidence, detail=detail)
@@ -335,8 +338,13 @@ class RoundEngine:
                                        sum(o.returned for o in outcomes), self.attempt, self.family.state_view()))
         self.family.round_finished()
 
+    def wants_more_rounds(self) -> bool:
+        return self.round_limit is None or self.rounds_finished < self.round_limit
+
     def next_round(self) -> None:
-        """After a round: the next one opens at once, unless the table was closed."""
+        """After a round: the next one opens at once, unless the table was closed (or --rounds is reached)."""
+        if not self.wants_more_rounds():
+            return
         if self.table_open:
             self.open_round()
         else:

@@ -252,6 +252,8 @@ class CussecFamily(DiceFamily):
 
     def round_finished(self) -> None:
         self.lifted = False
+        if not self.engine.wants_more_rounds():
+            return
         if self.engine.table_open:
             self.engine.set_phase(Phase.PREPARING)  # the dome may be covered only now (VII.11)
         else:

@@ -94,15 +94,16 @@ class SimulatedTable:
         start = self.scheduler
         waited = [0.0]
         step = max(0.01, self.settings.betting_seconds / 4)
+        patience = max(2.0, 4 * self.settings.betting_seconds)  # terminals cut off (broker down): close anyway
 
         def check() -> None:
             if not self.still("betting", round_no, attempt):
                 return
             waited[0] += step
-            if (done.is_set() and waited[0] >= self.settings.betting_seconds) or waited[0] > 30.0:
+            if (done.is_set() and waited[0] >= self.settings.betting_seconds) or waited[0] > patience:
                 self.close_betting(round_no)
                 if self.terminals is not None:
-                    self.later(lambda: self.terminals.late_bet(round_no))
+                    self.terminals.late_bet(round_no)
             else:
                 start.after(step, check)
 

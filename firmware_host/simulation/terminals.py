@@ -74,6 +74,7 @@ class SimulatedTerminals:
                                   protocol=mqtt.MQTTv5)
         self.client.on_connect = self._on_connect
         self.client.on_message = self._on_message
+        self.client.on_disconnect = lambda *args: self._ready.clear()
         self.client.reconnect_delay_set(0.2, 2)  # type: ignore[arg-type]
         self.client.max_inflight_messages_set(1000)
         self.client.connect_async(endpoint.host, endpoint.port)

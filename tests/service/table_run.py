@@ -1,0 +1,120 @@
+"""Running `tablehw run --simulate` as a real process against a test broker, and reading what it left."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import tomllib
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+TABLEHW = [sys.executable, "-c", "import sys; from firmware_host.cli import main; sys.exit(main())"]
+
+
+def toml_value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + "}"
+    raise TypeError(value)
+
+
+def dump_toml(data: dict) -> str:
+    lines = [f"{k} = {toml_value(v)}" for k, v in data.items() if not isinstance(v, dict)]
+    for section, values in data.items():
+        if isinstance(values, dict):
+            lines.append(f"\n[{section}]")
+            lines += [f"{k} = {toml_value(v)}" for k, v in values.items()]
+    return "\n".join(lines) + "\n"
+
+
+def table_config(tmp: Path, game: str, url: str, *, name: str = "table.toml", **simulation) -> Path:
+    """config/sim-<game>.toml with its storage in `tmp`, the test broker, and simulation overrides."""
+    data = tomllib.loads((ROOT / "config" / f"sim-{game}.toml").read_text())
+    data["storage"]["path"] = str(tmp / "storage")
+    data["mqtt"]["url"] = url
+    data["simulation"].update(simulation)
+    path = tmp / name
+    path.write_text(dump_toml(data))
+    return path
+
+
+def run_table(config: Path, rounds: int | None = None, timeout_s: float = 120, log_level: str = "INFO",
+              extra: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    args = TABLEHW + ["run", "--config", str(config), "--simulate",
+            "--log-level", log_level, *extra]
+    if rounds:
+        args += ["--rounds", str(rounds)]
+    env = {k: v for k, v in os.environ.items() if k not in ("NOTIFY_SOCKET", "WATCHDOG_USEC")}
+    return subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=timeout_s, env=env)
+
+
+def start_table(config: Path, rounds: int | None = None, log_level: str = "INFO") -> subprocess.Popen:
+    args = TABLEHW + ["run", "--config", str(config), "--simulate",
+            "--log-level", log_level]
+    if rounds:
+        args += ["--rounds", str(rounds)]
+    return subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def stop_table(process: subprocess.Popen, timeout_s: float = 30) -> tuple[str, str]:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+    out, err = process.communicate(timeout=timeout_s)
+    return out, err
+
+
+def journal_rows(storage: Path, kind: str) -> list[tuple[int, int | None, dict]]:
+    conn = sqlite3.connect(storage / "journal.sqlite")
+    try:
+        rows = conn.execute("SELECT seq, round, body FROM records WHERE kind = ? ORDER BY seq", (kind,)).fetchall()
+    finally:
+        conn.close()
+    return [(seq, rnd, json.loads(body)) for seq, rnd, body in rows]
+
+
+def outbox_rows(storage: Path) -> list[tuple[int, str, dict, bool]]:
+    conn = sqlite3.connect(storage / "journal.sqlite")
+    try:
+        rows = conn.execute("SELECT seq, topic, payload, sent_utc IS NOT NULL FROM outbox ORDER BY seq").fetchall()
+    finally:
+        conn.close()
+    return [(seq, topic, json.loads(payload), bool(sent)) for seq, topic, payload, sent in rows]
+
+
+def check_bets_settled_once(storage: Path) -> Counter:
+    """Every accepted bet is decided at most once; one not decided is still on the layout (a staying
+    craps bet) or was withdrawn. Returns the count of final results by kind."""
+    accepted = {body["ticket"] for _, _, body in journal_rows(storage, "bet_accepted")}
+    withdrawn = {body["ticket"] for _, _, body in journal_rows(storage, "bet_withdrawn")}
+    settlements = journal_rows(storage, "settlement")
+    rounds = Counter(rnd for _, rnd, _ in settlements)
+    assert all(n == 1 for n in rounds.values()), f"a round was settled twice: {rounds.most_common(3)}"
+    final: Counter = Counter()
+    results: Counter = Counter()
+    last_stays: set[str] = set()
+    for _, _, body in settlements:
+        last_stays = set()
+        for line in body["bets"]:
+            if line["result"] == "stay":
+                last_stays.add(line["ticket"])
+            else:
+                final[line["ticket"]] += 1
+                results[line["result"]] += 1
+    twice = [t for t, n in final.items() if n > 1]
+    assert not twice, f"bets decided twice: {twice[:5]}"
+    assert set(final) <= accepted, "a settlement names a bet that was never accepted"
+    open_now = accepted - set(final) - withdrawn
+    last_round = max((rnd for _, rnd, _ in journal_rows(storage, "round_opened")), default=0)
+    in_last = {body["ticket"] for _, rnd, body in journal_rows(storage, "bet_accepted") if rnd == last_round}
+    assert open_now <= last_stays | in_last, f"accepted bets neither settled nor open: {sorted(open_now - last_stays - in_last)[:5]}"
+    return results
