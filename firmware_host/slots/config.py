@@ -52,7 +52,8 @@ class MqttSection(Struct, forbid_unknown_fields=True, frozen=True):
     prefix: Annotated[str, Meta(pattern=r"^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$")] = "tablehw"
     client_id: Identifier | None = None  # default "tablehw-slots-<site>"
     username: str | None = None
-    password_file: str | None = None
+    password_file: str | None = None  # a file holding the password (kept out of the config)
+    reconnect_max_s: Annotated[float, Meta(ge=0.1, le=600)] = 30.0
 
 
 class SasSection(Struct, forbid_unknown_fields=True, frozen=True):

@@ -438,3 +438,23 @@ class SlotService:
     def base_return(self, machine_id: str) -> Fraction | None:
         pct = self.state.machines[machine_id].base_pct_hundredths
         return Fraction(pct, 10000) if pct is not None else None
+
+
+def mqtt_link(config: SlotsConfig) -> MqttLink:
+    """The paho link for the slot service: its own client id and availability topic (Last Will)."""
+    from pathlib import Path
+
+    import msgspec
+
+    from ..mqtt.link import LinkSettings, Will
+    from .floor import ServiceAvailability
+
+    section = config.mqtt
+    password = Path(section.password_file).read_text().strip() if section.password_file else None
+    settings = LinkSettings(url=section.url, client_id=section.client_id or f"tablehw-slots-{config.service.site}",
+                            username=section.username, password=password, reconnect_max_s=section.reconnect_max_s)
+    site = config.service.site
+    will = Will(SlotTopics(section.prefix).service_availability,
+                offline=msgspec.json.encode(ServiceAvailability(site, "offline")),
+                online=msgspec.json.encode(ServiceAvailability(site, "online")))
+    return MqttLink(settings, will)

@@ -10,7 +10,7 @@ from drivers.sim.egm_machine import EgmProfile
 from firmware_host.journal import Journal
 from firmware_host.mqtt.link import Inbound
 from firmware_host.slots.config import parse_slots_config
-from firmware_host.slots.service import SlotService
+from firmware_host.slots.service import SlotService, mqtt_link
 
 
 def wait_until(predicate, timeout: float = 10.0, step: float = 0.02) -> bool:
@@ -22,11 +22,12 @@ def wait_until(predicate, timeout: float = 10.0, step: float = 0.02) -> bool:
     return predicate()
 
 
-def slots_config(journal: str, port: str, machines: list[dict], pools: list[dict] | None = None, **sas) -> dict:
+def slots_config(journal: str, port: str, machines: list[dict], pools: list[dict] | None = None,
+                 mqtt_url: str = "mqtt://127.0.0.1:1883", **sas) -> dict:
     return {
         "version": 1,
         "service": {"site": "test-floor", "journal": journal, "checkpoint_every": 25},
-        "mqtt": {"prefix": "casino"},
+        "mqtt": {"prefix": "casino", "url": mqtt_url, "reconnect_max_s": 1.0},
         "sas": {"response_timeout_ms": 150, "min_poll_interval_ms": 20, "broadcast_every_ms": 200, **sas},
         "payback": {"min_games": 100},
         "paytables": {"PT9200": {"sigma": 4.65}},
@@ -38,22 +39,22 @@ def slots_config(journal: str, port: str, machines: list[dict], pools: list[dict
 class ServiceRig:
     """Simulated machines on one pty and a slot service; `restart()` starts a new service on the same journal."""
 
-    def __init__(self, tmp_path, profiles: list[EgmProfile], pools: list[dict] | None = None, mqtt_factory=None,
-                 start: bool = True, **sas) -> None:
+    def __init__(self, tmp_path, profiles: list[EgmProfile], pools: list[dict] | None = None,
+                 mqtt_url: str | None = None, start: bool = True, **sas) -> None:
         self.line = PtyLine()
         self.sim = EgmSimulator.from_profiles(self.line.link, profiles).start()
         machines = [{"id": f"slot-{p.address}", "address": p.address, "model": "Sim", "paytable": "PT9200",
                      "max_bet": p.max_bet} for p in profiles]
         self.config = parse_slots_config(slots_config(str(tmp_path / "slots.sqlite"), self.line.path, machines,
-                                                      pools, **sas))
-        self.mqtt_factory = mqtt_factory
+                                                      pools, mqtt_url or "mqtt://127.0.0.1:1883", **sas))
+        self.with_mqtt = mqtt_url is not None
         self.service: SlotService | None = None
         if start:
             self.start()
 
     def start(self) -> SlotService:
         journal = Journal.open(self.config.service.journal)
-        mqtt = self.mqtt_factory(self.config) if self.mqtt_factory else None
+        mqtt = mqtt_link(self.config) if self.with_mqtt else None
         self.service = SlotService(self.config, journal=journal, mqtt=mqtt).start()
         return self.service
 
