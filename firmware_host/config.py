@@ -92,6 +92,15 @@ GameSection = Union[CrapsGame, CussecGame, BancaFrancesaGame, PaiKaoGame, PuntoB
                     BlackjackGame, RouletteGame]
 
 
+class BoardSection(Struct, forbid_unknown_fields=True, frozen=True):
+    """Result boards (docs/mqtt.md, "Board payloads"): how many recent results they list; roulette's
+    hot / cold numbers and chance counts over the last `window` spins, `hot_cold` numbers each."""
+
+    last_n: Annotated[int, Meta(ge=1, le=1000)] = 20
+    window: Annotated[int, Meta(ge=1, le=10_000)] = 100
+    hot_cold: Annotated[int, Meta(ge=1, le=37)] = 5
+
+
 class TableConfig(Struct, forbid_unknown_fields=True, frozen=True):
     """A whole configuration file."""
 
@@ -104,6 +113,7 @@ class TableConfig(Struct, forbid_unknown_fields=True, frozen=True):
     mqtt: MqttSection | None = None
     storage: StorageSection | None = None
     simulation: SimulationSection | None = None
+    board: BoardSection = BoardSection()
 
 
 _PATH = re.compile(r" - at `\$((?:\.[A-Za-z0-9_\-]+|\[(?:\d+|\.\.\.)\])*)`$")

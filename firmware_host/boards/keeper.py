@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .baccarat_roads import BANKER, PLAYER, TIE, Coup
+from ..config import TableConfig
 from ..errors import TableError
 from ..rules.dice import outcome_index
 from .dice_history import craps_state_after
@@ -21,6 +22,7 @@ from .history import (BaccaratHistory, BoardSettings, CrapsHistory, History, Pai
                       ThreeDiceHistory)
 from .payload import BoardMessage, TableInfo
 from .results_text import DICE
+from .table_info import table_info
 from .roulette_stats import Spin
 
 # The service's game names (config [game] name) and the board each gets.
@@ -43,6 +45,17 @@ def history_for(game: str, table_id: str, settings: BoardSettings = BoardSetting
     cls = {"roulette": RouletteHistory, "baccarat": BaccaratHistory, "craps": CrapsHistory,
            "paikao": PaiKaoHistory}[board]
     return cls(table_id, settings, table)
+
+
+def history_for_config(config: TableConfig, source: str = "<config>") -> History | None:
+    """The board history a table configuration gets, with its `[board]` settings and its limits and
+    paytable; None for a game that has no result board (blackjack, chemin de fer)."""
+    game = type(config.game).__struct_config__.tag
+    if game not in BOARD_OF_GAME:
+        return None
+    b = config.board
+    table_id = config.table.id if config.table is not None else game
+    return history_for(game, table_id, BoardSettings(b.last_n, b.window, b.hot_cold), table_info(config, source))
 
 
 def _pair(cards: Any) -> bool:

@@ -77,3 +77,29 @@ def test_bad_results_are_refused_with_the_round_named(game, fields, message):
 def test_unknown_game():
     with pytest.raises(BoardInputError, match="no result board for game 'blackjack'"):
         BoardKeeper("blackjack", "t1")
+
+
+def test_board_settings_and_table_info_from_the_config(repo_root):
+    from firmware_host.boards.history import RouletteHistory
+    from firmware_host.boards.keeper import history_for_config
+    from firmware_host.config import load_config, parse_config
+    from firmware_host.errors import ConfigError
+
+    text = (repo_root / "config" / "roulette-french-portugal-1995.toml").read_text()
+    import tomllib
+
+    data = tomllib.loads(text)
+    data["board"] = {"last_n": 12, "window": 500, "hot_cold": 3}
+    history = history_for_config(parse_config(data, "roulette.toml"))
+    assert isinstance(history, RouletteHistory)
+    assert (history.settings.last_n, history.settings.window, history.settings.hot_cold) == (12, 500, 3)
+    assert history.table.per_bet_maximum["straight"] == 10 * history.table.minimum  # 004 §X.27
+    data["board"] = {"last_n": 0}
+    with pytest.raises(ConfigError, match="roulette.toml: board.last_n"):
+        parse_config(data, "roulette.toml")
+    data["board"] = {"lastn": 5}
+    with pytest.raises(ConfigError, match="board.lastn: unknown key"):
+        parse_config(data, "roulette.toml")
+    assert history_for_config(load_config(repo_root / "config" / "blackjack-portugal-1995.toml")) is None
+    default = history_for_config(load_config(repo_root / "config" / "punto-banco-macau.toml"))
+    assert default.settings.last_n == 20 and default.table_id == "punto_banco"
