@@ -175,6 +175,8 @@ def decode_reply(poll: Poll, message: bytes) -> Reply:
         return Ack(address)
     if len(message) < 2 or message[0] != address or message[1] != command:
         raise SasFrameError(f"reply {message.hex(' ')} does not answer {poll.describe()}")
+    if command not in FIXED_REPLY_LENGTH and command not in LENGTH_PREFIXED_REPLIES:
+        raise SasFrameError(f"this host does not decode replies to long poll 0x{command:02X}")
     expected = reply_length(poll, message)
     if expected != len(message):
         raise SasFrameError(f"reply to {poll.describe()} is {len(message)} bytes, expected {expected}")
