@@ -67,9 +67,22 @@ class BoardKeeper:
     """The board of one table, fed with the table's result and event payloads."""
 
     def __init__(self, game: str, table_id: str, settings: BoardSettings = BoardSettings(),
-                 table: TableInfo | None = None) -> None:
+                 table: TableInfo | None = None, history: History | None = None) -> None:
         self.game = game
-        self.history = history_for(game, table_id, settings, table)
+        self.history = history if history is not None else history_for(game, table_id, settings, table)
+
+    def replay(self, journal: Any) -> int:
+        """Rebuild the board from a journal (`firmware_host.journal.Journal`) after a restart: its
+        `result` and `event` records, in order (a `table_opened` event starts the session again).
+        Returns how many results the board holds afterwards."""
+        for record in journal.records(kinds=("result", "event")):
+            data = record.data()
+            if record.kind == "event":
+                self.on_event(data)
+            else:
+                self.on_result(data)
+        return len(getattr(self.history, {"roulette": "spins", "baccarat": "coups", "craps": "throws",
+                                          "paikao": "rounds"}.get(BOARD_OF_GAME[self.game], "results")))
 
     def message(self, utc: str) -> BoardMessage:
         return self.history.message(utc)

@@ -103,3 +103,32 @@ def test_board_settings_and_table_info_from_the_config(repo_root):
     assert history_for_config(load_config(repo_root / "config" / "blackjack-portugal-1995.toml")) is None
     default = history_for_config(load_config(repo_root / "config" / "punto-banco-macau.toml"))
     assert default.settings.last_n == 20 and default.table_id == "punto_banco"
+
+
+def test_board_rebuilt_from_the_journal_after_a_restart(tmp_path):
+    """The service journals every result and event payload before publishing it; after a restart
+    the board of the session is rebuilt from those records, identical to the one before."""
+    import msgspec
+
+    from firmware_host.boards.history import CrapsHistory
+    from firmware_host.journal import Journal
+
+    journal = Journal.open(tmp_path / "journal.sqlite")
+    live = BoardKeeper("craps", "t1")
+    events = {2: {"kind": "table_opened"}, 5: {"kind": "new_shooter", "detail": {"shooter": 2}}}
+    throws = [[3, 4], [2, 2], [6, 6], [3, 4], [5, 5], [4, 6], [1, 1], [2, 3]]
+    for n, faces in enumerate(throws, 1):
+        with journal.transaction() as txn:
+            if n in events:
+                txn.record("event", msgspec.json.encode(events[n]))
+                live.on_event(events[n])
+            data = result(n, faces=faces, total=sum(faces))
+            if n == 4:
+                data = result(n, void=True, reason="cocked")
+            txn.record("result", msgspec.json.encode(data), round=n)
+            live.on_result(data)
+    journal.close()
+    again = BoardKeeper("craps", "t1", history=CrapsHistory("t1"))
+    assert again.replay(Journal.open(tmp_path / "journal.sqlite")) == 6  # 7 valid, the first before the session
+    assert again.message("u") == live.message("u")
+    assert again.message("u").board.shooter == live.history.shooter
