@@ -53,6 +53,10 @@ class History:
     def board(self) -> p.AnyBoard:
         raise NotImplementedError
 
+    def size(self) -> int:
+        """How many results the history holds."""
+        raise NotImplementedError
+
     def reset(self, reason: str | None = None) -> None:
         """Empty the history (a new session, or a new shoe at baccarat)."""
         self.clear()
@@ -73,6 +77,9 @@ class RouletteHistory(History):
 
     def clear(self) -> None:
         self.spins: list[Spin] = []
+
+    def size(self) -> int:
+        return len(self.spins)
 
     def add(self, spin: Spin, round: int | None = None, round_id: str | None = None) -> None:
         self.spins.append(spin)
@@ -107,6 +114,9 @@ class BaccaratHistory(History):
     def clear(self) -> None:
         self.coups: list[Coup] = []
         self.last_coup = False
+
+    def size(self) -> int:
+        return len(self.coups)
 
     def reset(self, reason: str | None = None) -> None:
         """A new shoe (the next shoe number) or a new session (shoe 1 again)."""
@@ -151,6 +161,9 @@ class CrapsHistory(History):
         self.throws: list[CrapsThrow] = []
         self.point, self.shooter = 0, 1
 
+    def size(self) -> int:
+        return len(self.throws)
+
     def add(self, faces: tuple[int, ...], point_before: int, point_after: int, shooter_before: int,
             shooter_after: int, round: int | None = None, round_id: str | None = None) -> None:
         self.throws.append(craps_throw(faces, point_before, shooter_before))
@@ -185,6 +198,9 @@ class ThreeDiceHistory(History):
     def clear(self) -> None:
         self.results: list[ThreeDiceResult] = []
 
+    def size(self) -> int:
+        return len(self.results)
+
     def add(self, faces: tuple[int, ...], round: int | None = None, round_id: str | None = None) -> None:
         self.results.append(self._describe(faces))
         self._followed(round, round_id)
@@ -206,6 +222,9 @@ class PaiKaoHistory(History):
 
     def clear(self) -> None:
         self.rounds: list[PaiKaoRound] = []
+
+    def size(self) -> int:
+        return len(self.rounds)
 
     def add(self, faces: tuple[int, ...], round: int | None = None, round_id: str | None = None) -> None:
         self.rounds.append(paikao_round(faces))

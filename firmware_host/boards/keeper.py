@@ -81,8 +81,7 @@ class BoardKeeper:
                 self.on_event(data)
             else:
                 self.on_result(data)
-        return len(getattr(self.history, {"roulette": "spins", "baccarat": "coups", "craps": "throws",
-                                          "paikao": "rounds"}.get(BOARD_OF_GAME[self.game], "results")))
+        return self.history.size()
 
     def message(self, utc: str) -> BoardMessage:
         return self.history.message(utc)
