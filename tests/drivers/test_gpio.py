@@ -16,6 +16,7 @@ from drivers.events import (
     ButtonPressed, ConsoleButton, DomeAction, DomeOutOfOrder, DomePhase, DomeStep, SupervisorKey,
 )
 from drivers.settings import ConsoleSettings, DomeSettings
+from drivers.sim.dome import DomeSim, regular_round
 from tests.link.harness import EventSink
 
 DOME_PINS = DomeSettings(lever=17, clasp_left=27, clasp_right=22, dome=23, bell=24, bets_open_light=5,
@@ -285,3 +286,40 @@ def test_lamps_and_buzzer(console):
         device.set_lamp("nope", True)
     device.close()
     assert f.pin(8).state == 0
+
+
+# --- the dome simulator driving the driver ---
+
+def test_simulated_rounds_with_contact_bounce(factory):
+    sink = EventSink()
+    pins = DomeSettings(**{**{f: getattr(DOME_PINS, f) for f in DOME_PINS.__struct_fields__}, "debounce_s": 0.01})
+    device = CussecDome(pins, emit=sink, pin_factory=factory)
+    try:
+        sim = DomeSim(factory, pins, gap=0.04, bounce=3)
+        for _ in range(2):
+            sim.run(regular_round())
+            sink.settle(0.1)
+            assert device.phase is DomePhase.LIFTED
+            assert device.show_result(["big"])
+            device.end_round()
+        sink.settle(0.1)
+        assert not sink.of_type(DomeOutOfOrder)
+        presses = [e.presses for e in sink.of_type(DomeStep) if e.action is DomeAction.LEVER_PRESS]
+        assert presses == [1, 2, 3, 1, 2, 3]
+    finally:
+        device.close()
+
+
+def test_simulated_stuck_clasp_sensor_is_reported(dome):
+    device, sink, f = dome
+    DomeSim(f, DOME_PINS, stuck=frozenset({"clasp_right"})).run(regular_round())
+    sink.settle(0.05)
+    reasons = [e.reason for e in sink.of_type(DomeOutOfOrder)]
+    assert any("1 clasp(s) open" in r for r in reasons)
+
+
+def test_simulated_short_shake(dome):
+    device, sink, f = dome
+    DomeSim(f, DOME_PINS).run(regular_round(presses=2))
+    (irregular, *_) = sink.take(DomeOutOfOrder, 2, timeout=1)
+    assert irregular.action is DomeAction.BELL and "2 lever press(es)" in irregular.reason
