@@ -112,6 +112,7 @@ class ReplayCameraSettings(Struct, tag_field="kind", tag="replay", forbid_unknow
 class SyntheticCameraSettings(Struct, tag_field="kind", tag="synthetic", forbid_unknown_fields=True, frozen=True):
     """Rendered frames (vision.synthetic when present)."""
 
+    game: Literal["craps", "banca_francesa", "cussec", "paikao"] = "craps"
     width: Annotated[int, Meta(ge=16, le=8192)] = 640
     height: Annotated[int, Meta(ge=16, le=8192)] = 480
     seed: int = 0

@@ -1,0 +1,234 @@
+"""Frame sources: a V4L2 camera with fixed exposure and white balance, file/folder replay, synthetic frames.
+
+Every source gives `CameraFrame`s (image, index, monotonic and UTC time of capture). The camera's
+automatic exposure and white balance are switched off and the configured values are set and
+read back: a camera that keeps them automatic is refused, because a frame whose brightness
+drifts reads differently from the frames the dice reader was checked on.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Callable, Protocol
+
+import cv2
+import numpy as np
+
+from .errors import SourceError
+from .events import now_stamp
+from .settings import ReplayCameraSettings, SyntheticCameraSettings, V4L2CameraSettings
+
+log = logging.getLogger(__name__)
+
+IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff"}
+# V4L2 through OpenCV: CAP_PROP_AUTO_EXPOSURE takes the V4L2 menu value, 1 = manual, 3 = aperture priority.
+V4L2_MANUAL_EXPOSURE = 1
+
+
+@dataclass(frozen=True, slots=True)
+class CameraFrame:
+    image: np.ndarray   # BGR, uint8
+    index: int          # 0, 1, 2 ... from this source
+    mono: float
+    utc: datetime
+    source: str
+
+
+class FrameSource(Protocol):
+    """What the vision side reads frames from."""
+
+    def read(self) -> CameraFrame:
+        """The next frame; SourceError when the source has none (end of a replay, camera gone)."""
+
+    def close(self) -> None: ...
+
+
+class V4L2Camera:
+    """OpenCV VideoCapture on the V4L2 backend, with exposure and white balance fixed from config."""
+
+    def __init__(self, settings: V4L2CameraSettings, *, capture_factory: Callable = cv2.VideoCapture) -> None:
+        self.settings = settings
+        self.name = settings.device
+        self.capture = capture_factory(settings.device, cv2.CAP_V4L2)
+        if not self.capture.isOpened():
+            raise SourceError(f"camera {settings.device}: cannot open (V4L2)")
+        self.index = 0
+        self.report = self._apply_settings()
+
+    def _apply_settings(self) -> dict[str, tuple[float, float]]:
+        """Set every property, read it back; refuse automatic modes; return {name: (asked, got)}."""
+        s = self.settings
+        wanted = [
+            ("fourcc", cv2.CAP_PROP_FOURCC, float(cv2.VideoWriter_fourcc(*s.fourcc))),
+            ("width", cv2.CAP_PROP_FRAME_WIDTH, float(s.width)),
+            ("height", cv2.CAP_PROP_FRAME_HEIGHT, float(s.height)),
+            ("fps", cv2.CAP_PROP_FPS, float(s.fps)),
+            ("auto_exposure", cv2.CAP_PROP_AUTO_EXPOSURE, float(V4L2_MANUAL_EXPOSURE)),
+            ("exposure", cv2.CAP_PROP_EXPOSURE, float(s.exposure)),
+            ("auto_white_balance", cv2.CAP_PROP_AUTO_WB, 0.0),
+            ("white_balance_k", cv2.CAP_PROP_WB_TEMPERATURE, float(s.white_balance_k)),
+        ]
+        if s.gain is not None:
+            wanted.append(("gain", cv2.CAP_PROP_GAIN, float(s.gain)))
+        report = {}
+        for name, prop, value in wanted:
+            self.capture.set(prop, value)
+            report[name] = (value, float(self.capture.get(prop)))
+        if report["auto_exposure"][1] != V4L2_MANUAL_EXPOSURE or report["auto_white_balance"][1] != 0:
+            self.capture.release()
+            raise SourceError(f"camera {s.device}: automatic exposure or white balance stays on "
+                              f"(auto_exposure={report['auto_exposure'][1]:g}, "
+                              f"auto_white_balance={report['auto_white_balance'][1]:g})")
+        drift = {k: v for k, v in report.items() if abs(v[0] - v[1]) > max(1.0, 0.02 * abs(v[0]))}
+        if drift:
+            log.warning("camera %s: settings not taken as asked (asked, got): %s", s.device, drift)
+        return report
+
+    def read(self) -> CameraFrame:
+        ok, image = self.capture.read()
+        mono, utc = now_stamp()
+        if not ok or image is None:
+            raise SourceError(f"camera {self.name}: no frame (unplugged or stalled?)")
+        frame = CameraFrame(image, self.index, mono, utc, self.name)
+        self.index += 1
+        return frame
+
+    def close(self) -> None:
+        self.capture.release()
+
+
+class ReplaySource:
+    """Frames from a video file, one image, or a folder of images in name order; paced at `fps` if set."""
+
+    def __init__(self, settings: ReplayCameraSettings) -> None:
+        self.settings = settings
+        self.path = Path(settings.path)
+        self.name = str(self.path)
+        self.index = 0
+        self._next_at = 0.0
+        self._capture = None
+        if self.path.is_dir():
+            self.files = sorted(p for p in self.path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+            if not self.files:
+                raise SourceError(f"replay folder {self.path}: no images ({', '.join(sorted(IMAGE_SUFFIXES))})")
+        elif self.path.suffix.lower() in IMAGE_SUFFIXES and self.path.is_file():
+            self.files = [self.path]
+        elif self.path.is_file():
+            self.files = []
+            self._open_video()
+        else:
+            raise SourceError(f"replay source {self.path}: no such file or folder")
+
+    def _open_video(self) -> None:
+        self._capture = cv2.VideoCapture(str(self.path))
+        if not self._capture.isOpened():
+            raise SourceError(f"replay video {self.path}: OpenCV cannot open it")
+
+    def _next_image(self) -> np.ndarray:
+        if self._capture is not None:
+            ok, image = self._capture.read()
+            if not ok and self.settings.loop and self.index:
+                self._capture.release()
+                self._open_video()
+                ok, image = self._capture.read()
+            if not ok:
+                raise SourceError(f"replay video {self.path}: end after {self.index} frames")
+            return image
+        position = self.index % len(self.files) if self.settings.loop else self.index
+        if position >= len(self.files):
+            raise SourceError(f"replay folder {self.path}: end after {self.index} frames")
+        image = cv2.imread(str(self.files[position]), cv2.IMREAD_COLOR)
+        if image is None:
+            raise SourceError(f"replay image {self.files[position]}: not an image OpenCV can read")
+        return image
+
+    def read(self) -> CameraFrame:
+        if self.settings.fps:
+            wait = self._next_at - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
+            self._next_at = max(self._next_at, time.monotonic()) + 1.0 / self.settings.fps
+        image = self._next_image()
+        mono, utc = now_stamp()
+        frame = CameraFrame(image, self.index, mono, utc, self.name)
+        self.index += 1
+        return frame
+
+    def close(self) -> None:
+        if self._capture is not None:
+            self._capture.release()
+
+
+class FrameRenderer(Protocol):
+    """What a synthetic source needs: the vision issue's renderer fills it (see VisionRenderer)."""
+
+    def render_frame(self, index: int) -> np.ndarray:
+        """A BGR frame for frame number `index` (deterministic for a given seed)."""
+
+
+class VisionRenderer:
+    """Adapter to vision.synthetic (imported lazily): a fixed table rig, a fresh resting throw per frame."""
+
+    def __init__(self, game: str = "craps", seed: int = 0) -> None:
+        try:
+            synthetic = importlib.import_module("vision.synthetic")
+            scenes = importlib.import_module("vision.synthetic_scenes")
+        except ImportError as exc:
+            raise SourceError(f"synthetic camera: vision.synthetic is not available ({exc}); "
+                              "pass a FrameRenderer") from None
+        self._render, self._scenes = synthetic.render, scenes
+        self._rng = np.random.default_rng(seed)
+        try:
+            self._rig = scenes.random_rig(game, self._rng)
+        except (AttributeError, KeyError, ValueError) as exc:
+            raise SourceError(f"synthetic camera: vision renderer cannot set up {game!r}: {exc}") from None
+
+    def render_frame(self, index: int) -> np.ndarray:
+        try:
+            dice = self._scenes.random_scene(self._rig, "valid", self._rng)
+            image, _ = self._render(self._rig.scene(dice, self._rng), self._rng)
+        except (AttributeError, TypeError, ValueError) as exc:
+            raise SourceError(f"synthetic camera: vision renderer failed: {exc}") from None
+        return image
+
+
+class SyntheticSource:
+    """Rendered frames at the configured size, from `renderer` or else vision.synthetic."""
+
+    def __init__(self, settings: SyntheticCameraSettings, *, renderer: FrameRenderer | None = None) -> None:
+        self.settings = settings
+        self.renderer = renderer if renderer is not None else VisionRenderer(settings.game, settings.seed)
+        self.index = 0
+        self.name = "synthetic"
+
+    def read(self) -> CameraFrame:
+        image = self.renderer.render_frame(self.index)
+        if image is None or image.ndim != 3 or image.shape[2] != 3:
+            raise SourceError(f"synthetic camera: renderer gave {None if image is None else image.shape}, not BGR")
+        size = (self.settings.width, self.settings.height)
+        if (image.shape[1], image.shape[0]) != size:
+            image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+        mono, utc = now_stamp()
+        frame = CameraFrame(image, self.index, mono, utc, self.name)
+        self.index += 1
+        return frame
+
+    def close(self) -> None:
+        pass
+
+
+def open_source(settings, *, capture_factory: Callable = cv2.VideoCapture,
+                renderer: FrameRenderer | None = None) -> FrameSource:
+    """The frame source a camera setting describes."""
+    if isinstance(settings, V4L2CameraSettings):
+        return V4L2Camera(settings, capture_factory=capture_factory)
+    if isinstance(settings, ReplayCameraSettings):
+        return ReplaySource(settings)
+    if isinstance(settings, SyntheticCameraSettings):
+        return SyntheticSource(settings, renderer=renderer)
+    raise SourceError(f"unknown camera settings {type(settings).__name__}")
