@@ -15,6 +15,8 @@ from typing import Annotated, Literal, Union
 import msgspec
 from msgspec import Meta, Struct
 
+from drivers.settings import DevicesSection
+
 from .errors import ConfigError
 from .service_config import MqttSection, SimulationSection, StorageSection, TableSection
 
@@ -114,6 +116,7 @@ class TableConfig(Struct, forbid_unknown_fields=True, frozen=True):
     storage: StorageSection | None = None
     simulation: SimulationSection | None = None
     board: BoardSection = BoardSection()
+    devices: DevicesSection | None = None  # [devices]: see docs/devices.md
 
 
 _PATH = re.compile(r" - at `\$((?:\.[A-Za-z0-9_\-]+|\[(?:\d+|\.\.\.)\])*)`$")
