@@ -226,3 +226,27 @@ def test_roulette_settlement_conserves_money_and_pays_exactly_the_covered_number
         assert (o.result is Result.WIN) == hit
         if hit:
             assert o.paid + o.breakage == o.bet.stake * CHANCES[o.bet.bet].pays
+
+
+@SETTINGS
+@given(st.lists(CARDS, min_size=6, max_size=6), st.lists(st.booleans(), min_size=2, max_size=2), st.integers(0, 5),
+       st.sampled_from(["player", "banker", "dealer"]))
+def test_chemin_de_fer_any_single_card_out_of_order_is_a_misdeal(cards, choices, index, wrong):
+    game = ChemindeFer("portugal-1995", Limits(10, 1_000_000))
+    answers = list(choices)
+    legal = deal_all(game.new_coup(), cards, lambda c: "draw" if answers.pop(0) else "stand")
+    index %= len(legal)
+    if wrong == legal[index][1]:
+        wrong = "banker" if wrong == "player" else "player"
+    coup = game.new_coup()
+    answers = list(choices)
+    for card, place in legal[:index]:
+        while coup.due().decision is not None:
+            coup.decide("draw" if answers.pop(0) else "stand")
+        coup.deal(card, place)
+    while coup.due().decision is not None:
+        coup.decide("draw" if answers.pop(0) else "stand")
+    before = (list(coup.player), list(coup.banker), coup.due())
+    with pytest.raises(Misdeal):
+        coup.deal(legal[index][0], wrong)
+    assert (coup.player, coup.banker, coup.due()) == before
