@@ -73,6 +73,14 @@ class RoundSummary:
     game_state: dict[str, Any] = field(default_factory=dict)
 
 
+def describe_fields(fields: dict[str, Any]) -> str:
+    if fields.get("faces"):
+        return "-".join(map(str, fields["faces"]))
+    if fields.get("number") is not None:
+        return f"number {fields['number']}"
+    return str(fields.get("outcome", {}).get("winner", "?"))
+
+
 def no_checkpoint(phase: str, round_no: int) -> None:
     """The default crash-injection hook: does nothing (simulation/faults.py sets a real one)."""
 
@@ -308,6 +316,7 @@ class RoundEngine:
             self.publish_state(txn)
             self.checkpoint(Phase.SETTLING.value, self.round)  # a crash here: nothing above is committed
         self.checkpoint("publishing", self.round)
+        log.info("round %d settled: %s, %d bets", self.round, describe_fields(pending.fields), len(outcomes))
         self.devices.show_result(pending.fields)
         self._finished(void=False, reason=None, fields=pending.fields, outcomes=outcomes)
 

@@ -227,6 +227,7 @@ class CussecFamily(DiceFamily):
             engine.expect_reading(Phase.REVEALING)
         elif step == "lifted" and phase in (Phase.REVEALING, Phase.NO_MORE_BETS):
             self.lifted = True
+            log.info("round %d: dome lifted after the bell, reading the dice", engine.round)
             engine.expect_reading(Phase.READING)
             engine.event("dome", {"step": "lifted"})
             engine.devices.read_dice(engine.round, engine.attempt)  # the camera is asked only now

@@ -89,7 +89,7 @@ def _fresh(engine: RoundEngine) -> str:
         engine.open_round()
     else:
         engine.set_phase(Phase.PREPARING)
-    return "fresh journal: first round opened"
+    return "fresh journal: table opened"
 
 
 def _between_rounds(engine: RoundEngine, table_closed: bool) -> str:

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from .listener import Listener, request
-from .table_run import TABLEHW, check_bets_settled_once, journal_rows, run_table, table_config
+from .table_run import ROOT, TABLEHW, check_bets_settled_once, journal_rows, run_table, table_config
 
 
 def table_messages(listener, table):
@@ -48,33 +48,42 @@ def check_run(listener, table, rounds):
     return got
 
 
-def test_craps_rounds_end_to_end(broker, tmp_path):
+GAMES = {  # game -> (table id, what every valid result must show)
+    "craps": ("sim-craps", lambda r: len(r["faces"]) == 2 and r["total"] == sum(r["faces"])
+              and "point_after" in r["outcome"]),
+    "cussec": ("sim-cussec", lambda r: len(r["faces"]) == 3 and r["total"] == sum(r["faces"])),
+}
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_rounds_end_to_end(broker, tmp_path, game):
+    """N rounds: every result in sequence with its settlement, refusals with reasons, boards, recall."""
+    table, result_ok = GAMES[game]
     listener = Listener(broker.url, ["#"])
-    config = table_config(tmp_path, "craps", broker.url, action_seconds=0.02, betting_seconds=0.05)
+    config = table_config(tmp_path, game, broker.url, action_seconds=0.02, betting_seconds=0.05)
     done = run_table(config, rounds=8, timeout_s=90)
     assert done.returncode == 0, done.stderr[-3000:]
-    lines = [l for l in done.stdout.splitlines() if l.startswith("sim-craps-")]
+    lines = [l for l in done.stdout.splitlines() if l.startswith(f"{table}-")]
     assert len(lines) == 8, done.stdout
     assert listener.wait_for(lambda m: sum(x.topic.endswith("/settlement") for x in m) >= 8, 20)
-    got = check_run(listener, "sim-craps", 8)
-    state = [b for t, b in got if t.endswith("/state")]
-    assert {"betting", "no_more_bets", "throwing", "reading"} <= {s["phase"] for s in state}
-    craps = [b for t, b in got if t.endswith("/result") and not b["void"]]
-    assert all(len(r["faces"]) == 2 and r["total"] == sum(r["faces"]) and "point_after" in r["outcome"] for r in craps)
-    assert all(r["evidence"]["ref"].startswith("evidence/") for r in craps)
+    got = check_run(listener, table, 8)
+    phases = {b["phase"] for t, b in got if t.endswith("/state")}
+    assert {"betting", "no_more_bets", "reading"} <= phases
+    valid = [b for t, b in got if t.endswith("/result") and not b["void"]]
+    assert valid and all(result_ok(r) for r in valid)
+    assert all(r["evidence"]["ref"].startswith("evidence/") for r in valid)
     check_bets_settled_once(tmp_path / "storage")
     board = [m for m in listener.snapshot() if m.topic.endswith("/board")]
-    assert board and json.loads(board[-1].payload)["board"]["game"] == "craps"
+    assert board and json.loads(board[-1].payload)["board"]["game"] == game
     avail = [m for m in listener.snapshot() if m.topic.endswith("/availability")]
-    assert [json.loads(m.payload)["state"] for m in avail][-1] == "offline"  # clean stop says so itself
+    assert [json.loads(m.payload)["state"] for m in avail][-1] == "offline"  # a clean stop says so itself
     listener.close()
-    # recall from the journal: the CLI while stopped
-    recalled = subprocess.run([*TABLEHW, "recall", "--config", str(config), "--last", "5",
-                               "--json"], capture_output=True, text=True, timeout=60)
+    recalled = subprocess.run([*TABLEHW, "recall", "--config", str(config), "--last", "5", "--json"],
+                              capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert recalled.returncode == 0, recalled.stderr
     rounds = json.loads(recalled.stdout)
     assert [r["round"] for r in rounds] == [8, 7, 6, 5, 4]
-    assert all(r["settlement"]["round"] == r["round"] for r in rounds)
+    assert all(r["settlement"]["round"] == r["round"] and r["results"] for r in rounds)
 
 
 def test_bets_and_recall_over_mqtt_while_running(broker, tmp_path):
