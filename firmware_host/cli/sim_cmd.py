@@ -7,7 +7,6 @@ import random
 import signal
 import sys
 import threading
-import time
 
 from drivers.errors import DeviceError
 from drivers.sim.cammegh import CammeghSim

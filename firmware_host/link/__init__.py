@@ -9,7 +9,8 @@
    actuator deadlines. Drivers receive a session as a `drivers.board_link.BoardLink`.
 """
 
-from .session import ExpectedDevice, LinkSession, LinkTiming
+from .handshake import ExpectedDevice, LinkTiming
+from .session import LinkSession
 from .transport import FrameTransport
 
 __all__ = ["ExpectedDevice", "FrameTransport", "LinkSession", "LinkTiming"]

@@ -27,7 +27,8 @@ from drivers.settings import CammeghSettings, DevicesSection, LinkTimingSettings
 from drivers.shoe import ShoeBoard
 from drivers.wheel import WheelBoard
 
-from .session import ExpectedDevice, LinkSession, LinkTiming, open_session
+from .handshake import ExpectedDevice, LinkTiming
+from .session import LinkSession, open_session
 
 log = logging.getLogger(__name__)
 
