@@ -99,6 +99,21 @@ def test_link_faults_deliver_each_card_once(shoe_rig, fault):
     assert not sink.of_type(CardSequenceGap)
 
 
+def test_garbage_delay_and_silence_deliver_each_card_once(shoe_rig):
+    sim, _, sink, _ = shoe_rig
+    sim.load()
+    sim.faults.garbage = b"\x13\x37" * 40
+    sim.faults.delay = 0.002
+    sim.deal("AH", "2H")
+    sim.faults.delay = 0.0
+    sim.go_silent(0.8)  # the host declares the board lost, then relinks
+    sim.deal("3H")
+    got = sink.take(CardOut, 3, timeout=6)
+    sink.settle(0.2)
+    assert [c.seq for c in got] == [1, 2, 3] and len(sink.of_type(CardOut)) == 3
+    assert Health.LOST in [e.state for e in sink.of_type(DeviceHealth)]
+
+
 def test_unplug_mid_coup_loses_and_duplicates_no_card(shoe_rig):
     sim, _, sink, _ = shoe_rig
     sim.load()
