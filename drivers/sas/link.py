@@ -3,8 +3,13 @@
 `open_link(url)` opens a device path, a pty or a `socket://host:port` URL (pyserial's URL handlers) at
 19200 baud, 8 data bits. A real UART carries the wakeup bit as MARK/SPACE parity (`ParityControl`,
 draining output before every switch); ptys and sockets carry no 9th bit and use the escape code of
-`wire.EscapeCodec`. `pace=True` makes `send` take as long as the bytes would on a 19200-baud line
-(11 bits a byte), which the simulator and the benchmark use on ptys, which are otherwise instant.
+`wire.EscapeCodec`.
+
+`pace=True` models a 19200-baud line (11 bits a byte) on a pty, which is otherwise instant, as the
+simulator and the benchmark use it: `send` writes the message at once and then holds the sender for
+the time the bytes take on the line, and received bytes are handed out no faster than the line
+delivers them (byte k of a burst k x 572.9 us after it arrived). Modelling the line at the receiver
+keeps a busy computer's scheduling delays from showing up as gaps inside a message.
 """
 
 from __future__ import annotations
@@ -25,7 +30,6 @@ from .wire import EscapeCodec, ParmrkDecoder, WireByte
 BAUD = 19200
 BITS_PER_BYTE = 11  # start + 8 data + wakeup + stop
 BYTE_TIME = BITS_PER_BYTE / BAUD  # 572.9 us
-PACE_CHUNK = 4  # bytes written together when pacing: 2.3 ms, well inside the 5 ms inter-byte limit
 CMSPAR = 0o10000000000  # "stick" parity on Linux (not exported by the termios module)
 PTY_MAJORS = range(136, 144)
 
@@ -74,6 +78,12 @@ class SerialChannel:
         self.port.write(data)
 
     def read_available(self) -> bytes:
+        fd = getattr(self.port, "fd", None)
+        if fd is not None:  # a posix port pyserial opened non-blocking: one read() instead of ioctl+select+read
+            try:
+                return os.read(fd, 4096)
+            except BlockingIOError:
+                return b""
         return self.port.read(max(self.port.in_waiting, 1))
 
     def close(self) -> None:
@@ -114,8 +124,10 @@ class SasLink:
         self.codec = ParmrkDecoder() if parity else EscapeCodec()
         self.pace = pace
         self.clock = clock
-        self._received: deque[WireByte] = deque()
+        self._received: deque[tuple[float, WireByte]] = deque()  # (when the line has delivered it, byte)
+        self._last_release = 0.0
         self.bytes_sent = 0
+        self.bytes_received = 0
 
     @property
     def framing(self) -> str:
@@ -128,69 +140,89 @@ class SasLink:
                 self.parity.mark()
                 self._write(message[:1])
                 self.parity.space()
-                self._write(message[1:], offset=1)
+                self._write(message[1:])
             else:
                 self._write(message, wakeup=wakeup)
         except OSError as exc:
             raise SasLinkError(f"cannot write to the SAS port: {exc}") from exc
         self.bytes_sent += len(message)
 
-    def _write(self, message: bytes, *, wakeup: bool = False, offset: int = 0) -> None:
+    def _write(self, message: bytes, *, wakeup: bool = False) -> None:
         if not message:
             return
-        if not self.pace:
-            self.channel.write(self.codec.encode(message, wakeup=wakeup))
-            return
         start = self.clock()
-        for i in range(0, len(message), PACE_CHUNK):
-            chunk = message[i:i + PACE_CHUNK]
-            _sleep_until(start + (i + len(chunk)) * BYTE_TIME, self.clock)
-            self.channel.write(self.codec.encode(chunk, wakeup=wakeup and i == 0))
+        self.channel.write(self.codec.encode(message, wakeup=wakeup))
+        if self.pace:  # the line is busy until the last stop bit has gone
+            _sleep_until(start + len(message) * BYTE_TIME, self.clock)
 
     def next_byte(self, deadline: float) -> WireByte | None:
         """The next received byte, waiting until `deadline` (monotonic seconds); None when it passes."""
-        while not self._received:
+        while True:
+            if self._received:
+                release, byte = self._received[0]
+                if release <= self.clock():
+                    self._received.popleft()
+                    self.bytes_received += 1
+                    return byte
+                if release > deadline:
+                    _sleep_until(deadline, self.clock)
+                    return None
+                _sleep_until(release, self.clock)
+                continue
             remaining = deadline - self.clock()
             if remaining <= 0:
                 return None
             try:
                 ready, _, _ = select.select([self.channel.fileno()], [], [], remaining)
                 if ready:
-                    self._received.extend(self.codec.decode(self.channel.read_available()))
+                    self._arrived(self.codec.decode(self.channel.read_available()))
             except (OSError, ValueError, serial.SerialException) as exc:
                 raise SasLinkError(f"cannot read the SAS port: {exc}") from exc
-        return self._received.popleft()
+
+    def _arrived(self, decoded: list[WireByte]) -> None:
+        now = self.clock()
+        if not self.pace:
+            self._received.extend((now, byte) for byte in decoded)
+            return
+        release = max(now, self._last_release)
+        for byte in decoded:
+            release += BYTE_TIME
+            self._received.append((release, byte))
+        self._last_release = release
 
     def discard_input(self) -> list[WireByte]:
         """Everything already received, without waiting (stale bytes before a new poll)."""
-        stale = list(self._received)
+        try:
+            while select.select([self.channel.fileno()], [], [], 0)[0]:
+                data = self.channel.read_available()
+                if not data:
+                    break
+                self._arrived(self.codec.decode(data))
+        except (OSError, ValueError, serial.SerialException) as exc:
+            raise SasLinkError(f"cannot read the SAS port: {exc}") from exc
+        stale = [byte for _, byte in self._received]
+        self.bytes_received += len(stale)
         self._received.clear()
-        while True:
-            ready, _, _ = select.select([self.channel.fileno()], [], [], 0)
-            if not ready:
-                return stale
-            data = self.channel.read_available()
-            if not data:
-                return stale
-            stale.extend(self.codec.decode(data))
+        return stale
 
     def close(self) -> None:
         self.channel.close()
 
 
 def _sleep_until(when: float, clock) -> None:
+    # Deadlines are absolute, so an oversleep delays one wake-up, never everything after it;
+    # sleeping (not spinning) leaves the CPU to the other end of the line.
     remaining = when - clock()
-    if remaining > 0.0015:
-        time.sleep(remaining - 0.001)
-    while clock() < when:  # the last millisecond by spinning: sleep overshoots by ~0.1 ms
-        pass
+    if remaining > 0:
+        time.sleep(remaining)
 
 
 def is_pty(path: str) -> bool:
     try:
-        return os.major(os.stat(path).st_rdev) in PTY_MAJORS and stat.S_ISCHR(os.stat(path).st_mode)
+        info = os.stat(path)
     except OSError:
         return False
+    return stat.S_ISCHR(info.st_mode) and os.major(info.st_rdev) in PTY_MAJORS
 
 
 def open_link(url: str, *, framing: str = "auto", pace: bool = False) -> SasLink:

@@ -101,7 +101,9 @@ class PortPoller:
         self.min_interval = min_interval
         self.on_outcome = on_outcome
         self.clock = clock
-        self.machines = {a: _Machine(a) for a in addresses}
+        # Machines start at different steps of the cycle so that one round mixes short and long polls:
+        # in lockstep, a round of general polls would leave the line idle behind the 200 ms rule.
+        self.machines = {a: _Machine(a, step=i % len(self.cycle)) for i, a in enumerate(addresses)}
         self._broadcasts: deque = deque()
         self._wake = threading.Condition()
         self._stopping = False
