@@ -10,6 +10,7 @@ Input formats: docs/rules-cards.md.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 from pathlib import Path
 from typing import Annotated
@@ -243,8 +244,6 @@ def _apply(coup, event, where: str) -> None:
 
 
 def _decision_keys(coup) -> list[str]:
-    import inspect
-
     return [p for p in inspect.signature(coup.decide).parameters]
 
 
