@@ -91,21 +91,28 @@ class SerialChannel:
 
 
 class ParityControl:
-    """MARK/SPACE parity switching on a real UART, receiving with SPACE parity and PARMRK marks."""
+    """MARK/SPACE parity switching on a real UART, receiving with SPACE parity and PARMRK marks.
 
-    def __init__(self, fd: int) -> None:
+    `tty` is the termios module (injected so the switching sequence can be tested without a UART).
+    """
+
+    def __init__(self, fd: int, tty=termios) -> None:
         self._fd = fd
-        attrs = termios.tcgetattr(fd)
-        attrs[0] = (attrs[0] | termios.INPCK | termios.PARMRK) & ~(termios.ISTRIP | termios.IGNPAR)
-        attrs[2] |= termios.PARENB | CMSPAR
+        self._tty = tty
+        attrs = tty.tcgetattr(fd)
+        attrs[0] = (attrs[0] | tty.INPCK | tty.PARMRK) & ~(tty.ISTRIP | tty.IGNPAR)
+        attrs[2] |= tty.PARENB | CMSPAR
         self._attrs = attrs
         self.space()
+        if not tty.tcgetattr(fd)[2] & tty.PARENB:
+            raise SasLinkError("the port dropped the parity setting: it cannot carry the wakeup bit (a pty?)")
 
     def _apply(self, mark: bool) -> None:
+        tty = self._tty
         attrs = list(self._attrs)
-        attrs[2] = attrs[2] | termios.PARODD if mark else attrs[2] & ~termios.PARODD
+        attrs[2] = attrs[2] | tty.PARODD if mark else attrs[2] & ~tty.PARODD
         # TCSADRAIN: the change waits until every byte already written has left the UART.
-        termios.tcsetattr(self._fd, termios.TCSADRAIN, attrs)
+        tty.tcsetattr(self._fd, tty.TCSADRAIN, attrs)
 
     def mark(self) -> None:
         self._apply(True)
@@ -245,7 +252,7 @@ def open_link(url: str, *, framing: str = "auto", pace: bool = False) -> SasLink
     if framing == "parity":
         try:
             parity = ParityControl(channel.fileno())
-        except (termios.error, OSError, AttributeError) as exc:
+        except (termios.error, OSError, AttributeError, SasLinkError) as exc:
             port.close()
             raise SasLinkError(f"{url!r} cannot switch MARK/SPACE parity ({exc}); a pty or the Pi's "
                                "mini UART cannot carry the wakeup bit: use the PL011 or a USB adapter") from exc
