@@ -109,7 +109,7 @@ class PaiKaoDeal:
             return Due(complete=True, why=f"void: {self.void_reason}")
         for seat in self.order:
             if len(self.tiles[seat]) < 4:
-                return Due(to=f"seat {seat}", why=f"a stack of four tiles to each seat in dealing order (Art. 1.4)")
+                return Due(to=f"seat {seat}", why="a stack of four tiles to each seat in dealing order (Art. 1.4)")
         return COMPLETE
 
     def deal(self, tile: Tile | str | tuple, seat: int | None = None, *, face_up: bool = False) -> Due:
@@ -117,8 +117,6 @@ class PaiKaoDeal:
         if self.is_void:
             raise CoupVoid(f"the deal is void ({self.void_reason})", Remedy.VOID_COUP, ARTICLE)
         due = self.due()
-        if due.complete:
-            raise WrongOrder(f"{tile} after every seat has its four tiles", Remedy.VOID_COUP, ARTICLE)
         try:
             tile = parse_tile(tile)
             if self.left[tile] <= 0:

@@ -212,3 +212,11 @@ def test_seat_bets_name_a_seat_and_respect_the_limits():
         with pytest.raises(BetRefused) as err:
             layout.place(bet)
         assert err.value.reason is reason
+
+
+def test_art_1_1_a_tile_after_the_thirty_two_voids_the_deal():
+    round_ = PaiKaoRound(order=ORDER)
+    full_deal(round_, stacks())
+    with pytest.raises(BeyondComposition):
+        round_.deal.deal("6-6")
+    assert round_.is_void
