@@ -214,3 +214,37 @@ def test_unawardable_pool_moves_to_machines_of_same_model_and_bet(tmp_path):
         assert all(p.balanced() for p in state.pools.pools.values())
     finally:
         rig.close()
+
+
+def test_payback_shortfall_on_heavy_play_alarms_and_is_published(tmp_path):
+    # a machine reporting 92 % (0x1F) that really pays 65 %: below base % and below the 80 % minimum
+    # (004 §VIII.2); the sim's paytable has sigma 4.65 per unit bet, as configured for PT9200
+    rig = ServiceRig(tmp_path, [EgmProfile(address=1, rtp=Fraction(65, 100), attendant_resets=True)])
+    try:
+        assert _played(rig, "slot-1", 0)
+        rig.machine(1).play(60_000)
+        assert _played(rig, "slot-1", 60_000)
+        assert wait_until(lambda: rig.messages("slot-1/payback") and rig.messages("slot-1/payback")[-1]["alarm"])
+        payback = rig.messages("slot-1/payback")[-1]
+        day = next(w for w in payback["windows"] if w["window"] == "day")
+        assert day["base_pct"] == 92.0 and day["minimum_pct"] == 80.0 and day["games"] == 60_000
+        assert day["shortfall_vs_base"] and day["below_minimum"] and day["z_vs_minimum"] < -3.09
+        assert Fraction(day["actual"]) == Fraction(day["paid"], day["coin_in"])
+        assert any(e["event"] == "payback_alarm" for e in rig.messages("slot-1/events"))
+    finally:
+        rig.close()
+
+
+def test_state_is_rebuilt_from_checkpoint_and_later_events(tmp_path):
+    rig = ServiceRig(tmp_path, [EgmProfile(address=1)])
+    try:
+        machine = rig.machine(1)
+        for games in range(10, 310, 10):  # many meter events: more than checkpoint_every (25)
+            machine.play(10)
+            assert _played(rig, "slot-1", games)
+        before = rig.service.state.snapshot()
+        assert rig.records("slots_checkpoint")
+        rig.restart()
+        assert rig.service.state.snapshot() == before
+    finally:
+        rig.close()
