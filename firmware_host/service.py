@@ -103,6 +103,7 @@ class TableService:
             checkpoint = CrashAt(self.sim.crash_at)
         engine = RoundEngine(settings, journal, self.topics, family_factory(self.config, self.source), devices,
                              checkpoint=checkpoint, on_round=self.on_round)
+        engine.evidence = evidence
         self.engine = engine
         link = MqttLink(self.link_settings, Will(self.topics.availability, availability(self.table_id, "offline"),
                                                  availability(self.table_id, "online")),

@@ -112,6 +112,7 @@ class RoundEngine:
         self.round_limit: int | None = None  # `run(rounds=N)`: no round opens after the Nth has finished
         self.round_open = False
         self.tickets: dict[str, bytes] = {}  # ticket -> the accepted request, for idempotent re-sends
+        self.evidence: Any = None  # an EvidenceStore, for families that write their own evidence (card logs)
         self.family = family_factory(self)
         self.book = self.family.book
 

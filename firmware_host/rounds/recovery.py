@@ -85,10 +85,7 @@ def start(engine: RoundEngine) -> str:
 
 def _fresh(engine: RoundEngine) -> str:
     engine.event("table_opened", {"game": engine.settings.game, "rulebook": engine.settings.rulebook})
-    if engine.family.timer_closes_betting:
-        engine.open_round()
-    else:
-        engine.set_phase(Phase.PREPARING)
+    engine.family.round_finished()  # what follows a round follows an empty journal too
     return "fresh journal: table opened"
 
 
@@ -96,10 +93,7 @@ def _between_rounds(engine: RoundEngine, table_closed: bool) -> str:
     if table_closed:
         engine.set_phase(Phase.CLOSED)
         return "table closed"
-    if engine.family.timer_closes_betting:
-        engine.open_round()
-    else:
-        engine.set_phase(Phase.PREPARING)
+    engine.family.round_finished()
     return f"round {engine.round} was closed: next round opened"
 
 

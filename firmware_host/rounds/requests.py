@@ -31,7 +31,7 @@ def reply_for(engine, message: Inbound, default: str) -> Reply:
     """Where to answer: the request's response topic, unless it points into a table's own topics
     (a terminal may not make the controller write there) or is not a plain topic."""
     topic = message.response_topic
-    tables = f"{engine.topics.base.rsplit('/', 2)[0]}/"
+    tables = f"{engine.topics.base.rsplit('/', 1)[0]}/"
     if not topic or "+" in topic or "#" in topic or (topic.startswith(tables) and topic != default):
         topic = default
     return Reply(topic, message.correlation_data)

@@ -63,7 +63,8 @@ class SimulatedTable:
         if phase == "betting":
             self._betting(round_no, attempt)
         elif phase == "confirming":
-            self.later(lambda: self.sink(ConsoleCommand("confirm", who="sim-dealer", source="sim")))
+            self.later(lambda: self.still("confirming", round_no) and self.sink(
+                ConsoleCommand("confirm", who="sim-dealer", source="sim")))
         self.react(phase, round_no, attempt)
 
     def react(self, phase: str, round_no: int, attempt: int) -> None:

@@ -32,8 +32,15 @@ def simulated_devices(config: TableConfig, source: str, sim: SimulationSection, 
         from .wheel_and_shoe import SimulatedShoe, SimulatedWheel
 
         bet_ids = ["straight"] if name == "roulette" else ["banker", "player", "tie"]
+        from ..games import build_table_game
+
+        rules = build_table_game(config, source)
         cls = SimulatedWheel if name == "roulette" else SimulatedShoe
-        make_table = lambda terminals: cls(name, 0, sim, evidence, terminals, seed=sim.seed)  # noqa: E731
+
+        def make_table(terminals):
+            table = cls(name, 0, sim, evidence, terminals, seed=sim.seed)
+            table.rules = rules
+            return table
     else:
         raise ConfigError(f"{source}: no simulated table for {name}")
     terminals = None

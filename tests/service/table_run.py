@@ -37,9 +37,13 @@ def dump_toml(data: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def table_config(tmp: Path, game: str, url: str, *, name: str = "table.toml", **simulation) -> Path:
-    """config/sim-<game>.toml with its storage in `tmp`, the test broker, and simulation overrides."""
+def table_config(tmp: Path, game: str, url: str, *, name: str = "table.toml", sections: dict | None = None,
+                 **simulation) -> Path:
+    """config/sim-<game>.toml with its storage in `tmp`, the test broker, and simulation overrides
+    (`sections`: more keys per section, e.g. {"table": {"dealer_confirms": True}})."""
     data = tomllib.loads((ROOT / "config" / f"sim-{game}.toml").read_text())
+    for section, values in (sections or {}).items():
+        data.setdefault(section, {}).update(values)
     data["storage"]["path"] = str(tmp / "storage")
     data["mqtt"]["url"] = url
     data["simulation"].update(simulation)

@@ -52,6 +52,10 @@ GAMES = {  # game -> (table id, what every valid result must show)
     "craps": ("sim-craps", lambda r: len(r["faces"]) == 2 and r["total"] == sum(r["faces"])
               and "point_after" in r["outcome"]),
     "cussec": ("sim-cussec", lambda r: len(r["faces"]) == 3 and r["total"] == sum(r["faces"])),
+    "roulette": ("sim-roulette", lambda r: 0 <= r["number"] <= 36 and r["outcome"]["colour"] in ("red", "black", "green")
+                 and r["outcome"]["direction"] in ("cw", "ccw")),
+    "baccarat": ("sim-baccarat", lambda r: 2 <= len(r["cards"]["player"]) <= 3 and 2 <= len(r["cards"]["banker"]) <= 3
+                 and r["outcome"]["winner"] in ("banker", "player", "tie")),
 }
 
 
@@ -60,7 +64,7 @@ def test_rounds_end_to_end(broker, tmp_path, game):
     """N rounds: every result in sequence with its settlement, refusals with reasons, boards, recall."""
     table, result_ok = GAMES[game]
     listener = Listener(broker.url, ["#"])
-    config = table_config(tmp_path, game, broker.url, action_seconds=0.02, betting_seconds=0.05)
+    config = table_config(tmp_path, game, broker.url, action_seconds=0.1, betting_seconds=0.05)
     done = run_table(config, rounds=8, timeout_s=90)
     assert done.returncode == 0, done.stderr[-3000:]
     lines = [l for l in done.stdout.splitlines() if l.startswith(f"{table}-")]
@@ -74,7 +78,7 @@ def test_rounds_end_to_end(broker, tmp_path, game):
     assert all(r["evidence"]["ref"].startswith("evidence/") for r in valid)
     check_bets_settled_once(tmp_path / "storage")
     board = [m for m in listener.snapshot() if m.topic.endswith("/board")]
-    assert board and json.loads(board[-1].payload)["board"]["game"] == game
+    assert board and json.loads(board[-1].payload)["board"]["game"] == {"baccarat": "baccarat"}.get(game, game)
     avail = [m for m in listener.snapshot() if m.topic.endswith("/availability")]
     assert [json.loads(m.payload)["state"] for m in avail][-1] == "offline"  # a clean stop says so itself
     listener.close()

@@ -1,0 +1,319 @@
+"""Roulette and punto banco rounds: the wheel's spins and the shoe's cards through the rules core.
+
+Roulette (004 §IX, X): after "no more bets" the ball is spinning; the wheel reports the number
+and the ball's direction. A no-spin or void spin (X.16) is announced, the ball goes back on the
+previous number and the wheel spins again with the bets as they are; the ball must alternate
+direction (X.15), checked here as well as by the wheel.
+
+Punto banco (004 §II, III): every card out of the shoe goes through the rules core's dealing
+validator. A misdeal is announced and the table is held until the dealer corrects it (confirm)
+or voids the coup; one that cannot be corrected voids the coup (stakes returned). The cut card
+announces the last coup; after it the table waits for a new shoe. The shoe is rebuilt after a
+restart by replaying the journalled cards.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from ..boards.baccarat_roads import Coup
+from ..boards.roulette_stats import Spin
+from ..rules.misdeal import Misdeal, Remedy
+from ..rules.punto_banco_deal import baccarat_result
+from ..rules.cards import parse_card
+from ..rules.roulette import RouletteBet, spin_view
+from .books import LayoutBook
+from .families import Family
+from .inputs import CardSeen, CutCardSeen, Phase, ShoeLoaded, SpinSeen
+from .payloads import round_id
+
+log = logging.getLogger(__name__)
+
+
+class RouletteFamily(Family):
+    game = "roulette"
+    play_phase = Phase.SPINNING
+
+    def __init__(self, engine, rules, history=None) -> None:
+        super().__init__(engine, LayoutBook(rules, RouletteBet), history)
+        self.rules = rules
+        self.last_number: int | None = None
+        self.last_direction: str | None = None
+
+    def state_view(self) -> dict[str, Any]:
+        return {"wheel": self.rules.wheel_name, "last_number": self.last_number, "last_direction": self.last_direction}
+
+    def state_data(self) -> Any:
+        return {"last_number": self.last_number, "last_direction": self.last_direction}
+
+    def restore_state(self, data: Any) -> None:
+        if isinstance(data, dict):
+            self.last_number, self.last_direction = data.get("last_number"), data.get("last_direction")
+
+    def betting_closed(self) -> None:
+        self.engine.expect_reading(Phase.SPINNING)
+
+    def handle(self, item: Any) -> None:
+        if isinstance(item, SpinSeen):
+            if self.engine.phase is Phase.SPINNING:
+                self.seen(item)
+            else:
+                log.warning("a spin result arrived while %s: ignored", self.engine.phase.value)
+        else:
+            super().handle(item)
+
+    def seen(self, item: SpinSeen) -> None:
+        back_on = {"ball_back_on": self.last_number}  # X.16: the ball goes back on the previous number
+        reason = item.void_reason
+        if reason is None and (item.number is None or not 0 <= item.number <= 36):
+            reason = "ball_not_detected"
+        if reason is None and item.direction and item.direction == self.last_direction:
+            reason = "direction_not_alternated"  # X.15
+        if item.direction and reason != "direction_not_alternated":
+            self.last_direction = item.direction
+        if reason:
+            self.engine.reading(None, {}, void_reason=reason, evidence=item.evidence, detail=back_on)
+            return
+        fields = {"number": item.number, "outcome": {**spin_view(item.number), "direction": item.direction}}
+        self.engine.reading((item.number, item.direction), fields, evidence=item.evidence)
+
+    def attempt_voided(self, reason: str) -> None:
+        super().attempt_voided(reason)
+        self.engine.expect_reading(Phase.SPINNING)
+
+    def settle(self, outcome: tuple[int, str | None]) -> list:
+        number, _ = outcome
+        self.last_number = number
+        return self.book.settle_with(self.rules.settle(number, self.book.bets()))
+
+    def outcome_from(self, fields: dict) -> Any:
+        return (fields["number"], fields.get("outcome", {}).get("direction")) if "number" in fields else None
+
+    def add_to_history(self, pending) -> None:
+        number, direction = pending.outcome
+        engine = self.engine
+        self.history.add(Spin(number, direction), engine.round, round_id(engine.settings.table_id, engine.round))
+
+    def manual_outcome(self, result: dict) -> tuple[Any, dict]:
+        number = result.get("number")
+        if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number <= 36:
+            raise ValueError(f"a roulette result is a number 0 to 36, got {number!r}")
+        return (number, None), {"number": number, "outcome": {**spin_view(number), "direction": None}}
+
+
+@dataclass(frozen=True)
+class JournalledCoup:
+    """A finished coup rebuilt from its journalled result (after a restart), enough to settle it."""
+
+    winner: str
+    is_void: bool = False
+
+    def result(self) -> JournalledCoup:
+        return self
+
+
+class BaccaratFamily(Family):
+    game = "punto_banco"
+    play_phase = Phase.DEALING
+
+    def __init__(self, engine, rules, history=None) -> None:
+        super().__init__(engine, LayoutBook(rules), history)
+        self.rules = rules
+        self.shoe = rules.new_shoe()
+        self.shoe_number = 1
+        self.coup = None
+        self.held: tuple[Any, Misdeal] | None = None
+
+    def state_view(self) -> dict[str, Any]:
+        view = {"shoe": self.shoe_number, "cards_left": self.shoe.cards_left, "last_coup": self.shoe.last_coup}
+        if self.coup is not None and self.engine.phase in (Phase.DEALING, Phase.HELD):
+            view["due"] = self.coup.due().view()
+        return view
+
+    def state_data(self) -> Any:
+        return {"shoe": self.shoe_number}
+
+    def restore_state(self, data: Any) -> None:
+        """Rebuild the shoe: replay every journalled card since the shoe was loaded."""
+        if isinstance(data, dict):
+            self.shoe_number = data.get("shoe", 1)
+        shoe_start = self.engine.journal.last_record(("shoe",))
+        self.shoe = self.rules.new_shoe()
+        if shoe_start is not None:
+            self.shoe_number = shoe_start.data()["shoe"]
+        coup, coup_round = None, None
+        for record in self.engine.journal.records(kind="card", after=shoe_start.seq if shoe_start else 0):
+            data = record.data()
+            if coup is None or record.round != coup_round:
+                if coup is not None and not coup.is_void and not coup.is_complete:
+                    coup.void("interrupted by a restart", "recovery")
+                coup, coup_round = self.rules.new_coup(self.shoe), record.round
+            action = data["action"]
+            if action == "dealt":
+                coup.deal(data["card"], data.get("to"))
+            elif action == "discarded":
+                coup.discard(data["card"])
+            elif action == "cut":
+                coup.cut_card()
+        if coup is not None and not coup.is_void and not coup.is_complete:
+            coup.void("interrupted by a restart", "recovery")
+
+    # --- the coup ----------------------------------------------------------------------------
+    def betting_closed(self) -> None:
+        self.coup = self.rules.new_coup(self.shoe)
+        self.held = None
+        self.engine.expect_reading(Phase.DEALING)
+
+    def handle(self, item: Any) -> None:
+        engine = self.engine
+        if isinstance(item, CardSeen) and engine.phase in (Phase.DEALING, Phase.CONFIRMING):
+            self.card(item)  # while confirming, the coup is complete: any card is one too many
+        elif isinstance(item, CutCardSeen):
+            if self.coup is not None and engine.phase in (Phase.DEALING, Phase.HELD):
+                self.coup.cut_card()
+            else:
+                self.shoe.cut_card()
+            self._journal_card({"action": "cut", "after": item.after_position})
+            if self.history is not None:
+                self.history.announce_last_coup()
+            engine.event("last_coup", {"after_position": item.after_position})
+        elif isinstance(item, ShoeLoaded):
+            self.new_shoe()
+        elif isinstance(item, CardSeen):
+            self.stray_card(item)
+        else:
+            super().handle(item)
+
+    def _journal_card(self, data: dict) -> None:
+        with self.engine.journal.transaction() as txn:
+            txn.record("card", data, round=self.engine.round)
+            self.engine.publish_state(txn)
+
+    def card(self, item: CardSeen) -> None:
+        try:
+            self.coup.deal(item.card)
+        except Misdeal as misdeal:
+            self.misdeal(item, misdeal)
+            return
+        self._journal_card({"action": "dealt", "card": item.card, "position": item.position})
+        self._maybe_complete()
+
+    def stray_card(self, item: CardSeen) -> None:
+        """A card out of the shoe between coups: it goes to the discard (and counts as out of the shoe)."""
+        engine = self.engine
+        log.warning("card %s out of the shoe while %s: not part of a coup, discarded", item.card, engine.phase.value)
+        try:
+            self.shoe.take(parse_card(item.card), self.shoe.rules.article)
+        except Misdeal as exc:
+            engine.event("misdeal", {"kind": exc.kind.value, "card": item.card, "message": exc.message})
+            return
+        self._journal_card({"action": "discarded", "card": item.card, "position": item.position})
+        engine.event("misdeal", {"kind": "card_not_due", "card": item.card, "phase": engine.phase.value,
+                                 "remedy": "burn_card"})
+
+    def misdeal(self, item: CardSeen, misdeal: Misdeal) -> None:
+        engine = self.engine
+        detail = {"kind": misdeal.kind.value, "card": item.card, "remedy": misdeal.remedy.value,
+                  "article": misdeal.article, "message": misdeal.message}
+        log.warning("round %d misdeal: %s", engine.round, misdeal)
+        if misdeal.remedy is Remedy.VOID_COUP or self.coup.is_void:
+            self._journal_card({"action": "void", "card": item.card, "position": item.position})
+            engine.event("misdeal", detail)
+            engine.void_round(f"misdeal: {misdeal.kind.value}")
+            return
+        self.held = (item, misdeal)
+        engine.set_phase(Phase.HELD, event="misdeal", detail=detail)
+
+    def confirm_held(self) -> None:
+        """The dealer corrected the misdeal: the card goes where it was due, or to the discard."""
+        item, misdeal = self.held
+        self.held = None
+        if misdeal.remedy is Remedy.BURN_CARD:
+            self.coup.discard(item.card)
+            self._journal_card({"action": "discarded", "card": item.card, "position": item.position})
+        else:
+            self.coup.deal(item.card, misdeal.due.to if misdeal.due else None)
+            self._journal_card({"action": "dealt", "card": item.card, "position": item.position,
+                                "to": misdeal.due.to if misdeal.due else None})
+        if self.engine.pending is not None:  # the coup was complete and waiting for the dealer's confirm
+            self.engine.set_phase(Phase.CONFIRMING, event="misdeal_corrected", detail={"card": item.card})
+            return
+        self.engine.set_phase(Phase.DEALING, event="misdeal_corrected", detail={"card": item.card})
+        self._maybe_complete()
+
+    def _maybe_complete(self) -> None:
+        if not self.coup.is_complete:
+            return
+        result = self.coup.result()
+        view = result.view()
+        cards = {"player": view.pop("player"), "banker": view.pop("banker")}
+        evidence = None
+        if self.engine.evidence is not None:  # the scanner's log of this coup, card by card
+            log_data = {"shoe": self.shoe_number, "round": self.engine.round, "cards": cards,
+                        "burned": [str(c) for c in self.coup.burned], "discarded": [str(c) for c in self.coup.discarded]}
+            evidence = self.engine.evidence.save(f"punto_banco-{self.engine.round:08d}-{self.engine.attempt}.json",
+                                                 json.dumps(log_data).encode())
+        self.engine.reading(self.coup, {"cards": cards, "outcome": view}, evidence=evidence)
+
+    def dealer_void(self, who: str | None, why: str | None) -> None:
+        if self.coup is not None and not self.coup.is_void:
+            self.coup.void(why or "dealer void", "dealer console")
+        self.engine.void_round("dealer_void", who=who, why=why)
+
+    def reading_overdue(self) -> None:
+        self.engine.set_phase(Phase.HELD, event="device", detail={"device": "shoe", "message": "no card in time"})
+
+    def interrupted(self) -> str:
+        return "void_round"  # cards dealt while the controller was down cannot be vouched for
+
+    def settle(self, coup) -> list:
+        return self.book.settle_with(self.rules.settle(coup, self.book.bets()))
+
+    def outcome_from(self, fields: dict) -> Any:
+        winner = fields.get("outcome", {}).get("winner")
+        return JournalledCoup(winner) if winner else None
+
+    def add_to_history(self, pending) -> None:
+        o = pending.fields["outcome"]
+        coup = Coup({"banker": "B", "player": "P", "tie": "T"}[o["winner"]], o.get("banker_pair", False),
+                    o.get("player_pair", False))
+        engine = self.engine
+        self.history.add(coup, engine.round, round_id(engine.settings.table_id, engine.round),
+                         last_coup=self.shoe.last_coup)
+
+    def manual_outcome(self, result: dict) -> tuple[Any, dict]:
+        cards = result.get("cards") or {}
+        try:
+            player = [parse_card(c) for c in cards.get("player", [])]
+            banker = [parse_card(c) for c in cards.get("banker", [])]
+        except Misdeal as exc:
+            raise ValueError(exc.message) from None
+        if not 2 <= len(player) <= 3 or not 2 <= len(banker) <= 3:
+            raise ValueError("a coup has two or three cards for the player and for the banker")
+        view = baccarat_result(player, banker).view()
+        fields = {"cards": {"player": view.pop("player"), "banker": view.pop("banker")}, "outcome": view}
+        return JournalledCoup(view["winner"]), fields
+
+    # --- shoes -------------------------------------------------------------------------------
+    def round_finished(self) -> None:
+        self.coup = None
+        if self.shoe.finished and self.engine.wants_more_rounds():
+            self.engine.set_phase(Phase.PREPARING, event="shoe_finished", detail={"shoe": self.shoe_number})
+        else:
+            super().round_finished()
+
+    def new_shoe(self) -> None:
+        self.shoe = self.rules.new_shoe()
+        self.shoe_number += 1
+        if self.history is not None:
+            self.history.reset("new_shoe")
+        with self.engine.journal.transaction() as txn:
+            txn.record("shoe", {"shoe": self.shoe_number}, round=self.engine.round or None)
+            self.engine.event("new_shoe", {"shoe": self.shoe_number}, txn=txn)
+            if self.history is not None:
+                txn.publish(self.engine.topics.board, self.history.message(txn.utc), retain=True)
+        if self.engine.phase is Phase.PREPARING and self.engine.table_open:
+            self.engine.open_round()
