@@ -34,9 +34,22 @@ system-packages:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing </dev/null; \
 	fi
 
-run: venv
-	@for f in config/craps-macau-2010.toml config/cussec-portugal-1995.toml config/banca-francesa-portugal-1995.toml; do \
-	  $(TABLEHW) edge --config $$f || exit 1; echo; done
+# A simulated table end to end (tablehw run --simulate: devices, dealer, betting terminals over MQTT),
+# one line per round. A loopback Mosquitto is started for the run if none answers on MQTT_PORT.
+# GAME=craps|cussec|roulette|baccarat|banca_francesa, ROUNDS=N stops after N rounds.
+MQTT_PORT ?= 1883
+PORT_OPEN = $(PY) -c "import socket; socket.create_connection(('127.0.0.1', $(MQTT_PORT)), 1)" 2>/dev/null
+run: venv system-packages
+	@started=""; \
+	if ! $(PORT_OPEN); then \
+	  mkdir -p var; printf 'listener $(MQTT_PORT) 127.0.0.1\nallow_anonymous true\n' > var/mosquitto-run.conf; \
+	  $$(command -v mosquitto || echo /usr/sbin/mosquitto) -c var/mosquitto-run.conf >var/mosquitto-run.log 2>&1 & started=$$!; \
+	  for i in $$(seq 50); do $(PORT_OPEN) && break; sleep 0.1; done; \
+	  echo "started a loopback Mosquitto on port $(MQTT_PORT) for this run (pid $$started)"; \
+	fi; \
+	trap '[ -z "$$started" ] || { kill $$started; wait $$started; }' EXIT; \
+	$(TABLEHW) run --config config/sim-$(GAME).toml --simulate --mqtt mqtt://127.0.0.1:$(MQTT_PORT) \
+	  $(if $(ROUNDS),--rounds $(ROUNDS)) --log-level WARNING
 
 test: venv system-packages
 	$(PY) -m pytest
