@@ -137,5 +137,5 @@ def handle_console_request(engine, message: Inbound) -> None:
     except BadRequest as exc:
         refuse_console(engine, ConsoleCommand("unknown", source="mqtt", reply=reply), "bad_request", str(exc))
         return
-    result = msgspec.structs.asdict(request.result) if request.result else None
+    result = {k: v for k, v in msgspec.structs.asdict(request.result).items() if v is not None} if request.result else None
     handle_console(engine, ConsoleCommand(request.action, request.who, request.why, result, "mqtt", reply))

@@ -1,0 +1,68 @@
+"""The round engine in-process on a real journal, with stand-in devices that only record what they are told."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import msgspec
+
+from firmware_host.config import load_config
+from firmware_host.journal import Journal
+from firmware_host.mqtt.contract import Topics
+from firmware_host.mqtt.link import Inbound
+from firmware_host.rounds import recovery
+from firmware_host.rounds.engine import RoundEngine
+from firmware_host.rounds.requests import handle_batch
+from firmware_host.rounds.setup import engine_settings, family_factory
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class RecordingDevices:
+    """Devices that do nothing but remember the engine's calls (the test plays the table by hand)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple] = []
+
+    def phase_changed(self, phase, round_no, attempt):
+        self.calls.append(("phase", phase, round_no, attempt))
+
+    def read_dice(self, round_no, attempt):
+        self.calls.append(("read_dice", round_no, attempt))
+
+    def show_result(self, fields):
+        self.calls.append(("show", fields))
+
+
+def make_engine(path: Path, game: str = "craps", **table) -> RoundEngine:
+    source = str(ROOT / "config" / f"sim-{game}.toml")
+    config = load_config(source)
+    config = msgspec.structs.replace(config, table=msgspec.structs.replace(config.table, **table))
+    journal = Journal.open(path)
+    engine = RoundEngine(engine_settings(config), journal, Topics("tablehw", config.table.id),
+                         family_factory(config, source), RecordingDevices())
+    recovery.start(engine)
+    return engine
+
+
+def feed(engine: RoundEngine, *items) -> None:
+    handle_batch(engine, list(items))
+
+
+def bet(engine: RoundEngine, ticket: str, bet_id: str, stake: int, response_topic: str = "t/replies", **more) -> Inbound:
+    body = {"schema": 1, "type": "bet", "ticket": ticket, "owner": "term-1", "bet": bet_id, "stake": stake, **more}
+    return Inbound(engine.topics.bets, json.dumps(body).encode(), response_topic, ticket.encode())
+
+
+def console(engine: RoundEngine, action: str, **more) -> Inbound:
+    body = {"schema": 1, "type": "console", "action": action, **more}
+    return Inbound(engine.topics.console, json.dumps(body).encode(), "pit/replies", action.encode())
+
+
+def sent(engine: RoundEngine, suffix: str = "") -> list[tuple[str, dict]]:
+    return [(m.topic, json.loads(m.payload)) for m in engine.journal.messages() if m.topic.endswith(suffix)]
+
+
+def records(engine: RoundEngine, kind: str) -> list[dict]:
+    return [r.data() for r in engine.journal.records(kind=kind)]
