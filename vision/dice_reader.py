@@ -105,12 +105,14 @@ class DiceReader:
     def candidates(self, frame: np.ndarray, fg: Foreground) -> list[Found]:
         found = [Found(c.x, c.y, fg.die_size, c.angle, c.blob, c.isolated) for c in fg.candidates]
         if self.classifier is None:
-            return self.read_classically(frame, found)
+            return self.read_classically(frame, found, fg)
         return self.read_with_classifier(frame, found)
 
-    def read_classically(self, frame: np.ndarray, found: list[Found]) -> list[Found]:
+    def read_classically(self, frame: np.ndarray, found: list[Found], fg: Foreground) -> list[Found]:
         for f in found:
             f.face = read_face(frame, f.x, f.y, f.die, f.angle)
+            if f.face.value is not None and coverage(fg, f.x, f.y, f.die, f.face.angle) < 0.75:
+                f.face = FaceRead(None, 0.0, (), f.face.angle)  # no die body around these "pips": glare
             f.p_die = 1.0 if f.face.value is not None else 0.0
             if f.face.value is not None and f.face.pips:
                 # Centre the die on its pips: they are symmetric about the face centre.
@@ -118,7 +120,7 @@ class DiceReader:
                 px, py = np.mean(f.face.pips, axis=0)
                 f.x, f.y = (m @ np.array([px, py, 1.0])).tolist()
         kept = [f for f in found if f.face.value is not None]
-        return suppress(kept, lambda f: (f.isolated, f.face.confidence), 0.6)
+        return suppress(kept, lambda f: (f.face.confidence > 0, len(f.face.pips), f.face.confidence), 0.8)
 
     def read_with_classifier(self, frame: np.ndarray, found: list[Found]) -> list[Found]:
         net = self.classifier
@@ -183,6 +185,15 @@ class DiceReader:
 
 def _face_matrix(f: Found, angle: float) -> np.ndarray:
     return crop_matrix(f.x, f.y, f.die, angle, FACE_PX, SPAN)
+
+
+def coverage(fg: Foreground, x: float, y: float, die: float, angle: float) -> float:
+    """Share of the die's square (edge `die`, centred at x, y) that is foreground."""
+    s = fg.scale
+    side = max(3, int(round(die * s * 0.8)))
+    patch = cv2.warpAffine(fg.mask, crop_matrix(x * s, y * s, die * s * 0.8, angle, side, 1.0), (side, side),
+                           flags=cv2.INTER_NEAREST)
+    return float(np.count_nonzero(patch)) / patch.size
 
 
 def square_outline(x: float, y: float, die: float, angle: float) -> tuple[tuple[float, float], ...]:

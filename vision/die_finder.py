@@ -59,18 +59,45 @@ def work_scale(width: int, work_width: int) -> float:
     return min(1.0, work_width / float(width))
 
 
+def relit(background: np.ndarray, lab: np.ndarray) -> np.ndarray:
+    """The empty-table background with its lightness scaled to the frame's slowly varying light."""
+    h, w = lab.shape[:2]
+    size = (max(4, w // 16), max(4, h // 16))
+    now = cv2.resize(lab[..., 0], size, interpolation=cv2.INTER_AREA).astype(np.float32)
+    then = cv2.resize(background[..., 0], size, interpolation=cv2.INTER_AREA).astype(np.float32)
+    gain = cv2.blur(now, (3, 3)) / np.maximum(cv2.blur(then, (3, 3)), 1.0)
+    gain = cv2.resize(np.clip(gain, 0.5, 2.0), (w, h), interpolation=cv2.INTER_LINEAR)
+    out = background.copy()
+    out[..., 0] = np.clip(background[..., 0] * gain, 0, 255).astype(np.uint8)
+    return out
+
+
 def foreground_score(lab: np.ndarray, background: np.ndarray | None) -> np.ndarray:
     """Per-pixel difference from the table in Lab (uint8); the background is estimated when not given."""
+    kernel = np.ones((3, 3), np.uint8)
+    shadows_known = background is not None
+    # A white die on a white table differs mostly by its outline and pips: local lightness range.
+    edges = cv2.morphologyEx(lab[..., 0], cv2.MORPH_GRADIENT, kernel)
     if background is None:
         h, w = lab.shape[:2]
         small = cv2.resize(lab, (max(8, w // 4), max(8, h // 4)), interpolation=cv2.INTER_AREA)
         k = max(3, (min(small.shape[:2]) // 5) | 1)
         background = cv2.resize(cv2.medianBlur(small, min(k, 31)), (w, h), interpolation=cv2.INTER_LINEAR)
+    else:
+        background = relit(background, lab)
+        # Lines, grain and walls of the table have edges of their own: count only new edges.
+        edges = cv2.subtract(edges, cv2.dilate(cv2.morphologyEx(background[..., 0], cv2.MORPH_GRADIENT, kernel),
+                                               kernel))
     diff = cv2.absdiff(lab, background)
     chroma = cv2.max(diff[..., 1], diff[..., 2])
-    score = cv2.add(diff[..., 0], cv2.add(chroma, chroma))
-    # A white die on a white table differs mostly by its outline and pips: local lightness range.
-    edges = cv2.morphologyEx(lab[..., 0], cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
+    lightness = diff[..., 0]
+    if shadows_known:
+        # A shadow darkens the known table without changing its colour much: count a darker pixel
+        # only when it is much darker than a shadow can make it.
+        darker = cv2.subtract(background[..., 0], lab[..., 0])
+        deep = cv2.subtract(darker, cv2.multiply(background[..., 0], 0.5))
+        lightness = cv2.max(cv2.subtract(lab[..., 0], background[..., 0]), cv2.add(deep, deep))
+    score = cv2.add(lightness, cv2.add(chroma, chroma))
     return cv2.max(score, cv2.add(edges, edges))
 
 
@@ -168,12 +195,14 @@ def find_foreground(frame: np.ndarray, *, die_size: float | None = None, backgro
         (rx, ry), (rw, rh), ra = rect
         blobs.append(BlobShape((x + bw / 2) / s, (y + bh / 2) / s, bw / s, bh / s, area / (s * s),
                                ((rx / s, ry / s), (rw / s, rh / s), ra), full))
-        one_die = 0.45 * d * d <= area <= 1.9 * d * d and 0.7 <= rw / max(rh, 1) <= 1.43 \
-            and area >= 0.72 * rw * rh
+        # One die: its top face, the sides perspective shows and a rim of shadow and blur.
+        one_die = 0.45 * d * d <= area <= 2.9 * d * d and 1 / 1.5 <= rw / max(rh, 1) <= 1.5 \
+            and area >= 0.7 * rw * rh
         if one_die:
             cx, cy = centroids[i]
             candidates.append(Candidate(cx / s, cy / s, float(ra), True, index))
-            continue
+            if area <= 1.6 * d * d:
+                continue
         for px, py in cluster_points(part, d):
             candidates.append(Candidate((px + x) / s, (py + y) / s, None, False, index))
     return Foreground(d / s, estimated, tuple(blobs), tuple(candidates), s, mask)

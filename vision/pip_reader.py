@@ -36,6 +36,9 @@ class FaceRead:
     confidence: float
     pips: tuple[tuple[float, float], ...]
     angle: float
+    centre: tuple[float, float] | None = None  # the face's centre in the patch
+    short: float = 0.0  # the face's sides in die edges (a cocked die's top face is foreshortened)
+    long: float = 0.0
 
 
 def dominant_angle(patch_gray: np.ndarray) -> float:
@@ -70,7 +73,7 @@ def layout_fit(points: np.ndarray, value: int) -> tuple[float, float]:
     return best, best_step
 
 
-def best_layout(pips: list, areas: list, contrasts: list, unit: float, thr: float
+def best_layout(pips: list, areas: list, contrasts: list, unit: float, thr: float, face_centre
                 ) -> tuple[int | None, float, tuple[int, ...]]:
     """The largest set of pips that forms a die face; its value, confidence and the pips used.
 
@@ -90,7 +93,7 @@ def best_layout(pips: list, areas: list, contrasts: list, unit: float, thr: floa
                 continue
             fit, step = layout_fit(sub, k)
             centre = sub.mean(axis=0)
-            if np.hypot(*(centre - FACE_PX / 2.0)) > 0.35 * unit:
+            if np.hypot(*(centre - face_centre)) > (0.15 if k == 1 else 0.3) * unit:
                 continue
             if k > 1 and not (0.12 * unit <= step <= 0.36 * unit
                               and 0.3 <= 2.0 * np.sqrt(np.median(a) / np.pi) / step <= 1.2):
@@ -102,13 +105,41 @@ def best_layout(pips: list, areas: list, contrasts: list, unit: float, thr: floa
         fit, subset, centre, step = best
         half = 0.5 * unit
         intruders = [i for i in range(n) if i not in subset
-                     and np.abs(pts[i] - centre).max() < 0.42 * unit]
+                     and np.abs(pts[i] - centre).max() < 0.62 * unit]
         confidence = float(np.clip(1.0 - fit / 0.35, 0, 1) * 0.5
                            + np.clip((min(contrasts[i] for i in subset) - thr) / 80.0, 0, 0.5))
-        if intruders or np.hypot(*(centre - FACE_PX / 2.0)) > half:
+        if intruders or np.hypot(*(centre - face_centre)) > half:
             confidence = 0.0
         return k, confidence, subset
     return None, 0.0, ()
+
+
+def face_region(dist8: np.ndarray, pips_mask: np.ndarray, unit: float) -> tuple[np.ndarray, float, float] | None:
+    """The top face in the patch: pixels of the face colour (pips filled in) connected to the centre.
+
+    Returns its centre (x, y) and its (short, long) side lengths in die edges, or None when no
+    face-coloured square surrounds the centre.
+    """
+    face = ((dist8 < 40) | (pips_mask > 0)).astype(np.uint8)
+    k = max(3, int(0.16 * unit) | 1)
+    face = cv2.morphologyEx(face, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    face = cv2.morphologyEx(face, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    n, labels, stats, centroids = cv2.connectedComponentsWithStats(face, connectivity=4)
+    c = FACE_PX // 2
+    best, best_d = 0, np.inf
+    for i in range(1, n):
+        if stats[i, cv2.CC_STAT_AREA] < 0.25 * unit * unit:
+            continue
+        d = np.hypot(*(centroids[i] - c))
+        if labels[c, c] == i:
+            d = 0.0
+        if d < best_d:
+            best, best_d = i, d
+    if best == 0 or best_d > 0.4 * unit:
+        return None
+    pts = np.column_stack(np.nonzero(labels == best)[::-1]).astype(np.float32)
+    (_, _), (w, h), _ = cv2.minAreaRect(pts)
+    return centroids[best], min(w, h) / unit, max(w, h) / unit
 
 
 def read_face(frame: np.ndarray, x: float, y: float, die: float, angle: float | None = None) -> FaceRead:
@@ -118,8 +149,10 @@ def read_face(frame: np.ndarray, x: float, y: float, die: float, angle: float | 
         angle = dominant_angle(cv2.cvtColor(around, cv2.COLOR_BGR2GRAY))
     patch = crop(frame, x, y, die, angle, FACE_PX, SPAN)
     lab = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).astype(np.float32)
-    inner = lab[12:-12, 12:-12].reshape(-1, 3)
-    face = np.median(inner, axis=0)
+    unit = FACE_PX / SPAN  # pixels per die edge in the patch
+    c = FACE_PX // 2
+    r = int(0.3 * unit)
+    face = np.median(lab[c - r:c + r, c - r:c + r].reshape(-1, 3), axis=0)
     dist = np.sqrt(((lab - face) * np.array([1.0, 1.6, 1.6], np.float32)) ** 2 @ np.ones(3, np.float32))
     dist8 = np.clip(dist * 2.0, 0, 255).astype(np.uint8)
     core = dist8[5:-5, 5:-5]
@@ -129,18 +162,22 @@ def read_face(frame: np.ndarray, x: float, y: float, die: float, angle: float | 
     mask[5:-5, 5:-5] = (core > thr).astype(np.uint8)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    unit = FACE_PX / SPAN  # pixels per die edge in the patch
     lo, hi = (0.06 * unit) ** 2, (0.3 * unit) ** 2
+    pip_ids = [i for i in range(1, n) if lo <= stats[i, 4] <= hi
+               and max(stats[i, 2], stats[i, 3]) <= 2.2 * min(stats[i, 2], stats[i, 3])
+               and stats[i, 4] >= 0.45 * stats[i, 2] * stats[i, 3]]
+    pip_mask = np.isin(labels, pip_ids).astype(np.uint8) if pip_ids else np.zeros_like(mask)
+    region = face_region(dist8, pip_mask, unit)
+    if region is None:
+        return FaceRead(None, 0.0, (), angle)
+    centre, short, long = region
     pips, areas, contrasts = [], [], []
-    for i in range(1, n):
-        x0, y0, w, h, area = stats[i]
-        if not lo <= area <= hi or max(w, h) > 2.2 * min(w, h) or area < 0.45 * w * h:
-            continue
-        cx, cy = centroids[i]
-        if np.hypot(cx - FACE_PX / 2.0, cy - FACE_PX / 2.0) > 0.66 * unit:
-            continue  # beyond the die: a neighbour's pip or a side face
+    for i in pip_ids:
+        if np.hypot(*(centroids[i] - centre)) > 0.66 * unit:
+            continue  # beyond the face: a neighbour's pip or a side face
         pips.append(centroids[i])
-        areas.append(area)
+        areas.append(stats[i, 4])
         contrasts.append(float(dist8[labels == i].mean()))
-    value, confidence, chosen = best_layout(pips, areas, contrasts, unit, thr)
-    return FaceRead(value, confidence, tuple((float(pips[i][0]), float(pips[i][1])) for i in chosen), angle)
+    value, confidence, chosen = best_layout(pips, areas, contrasts, unit, thr, centre)
+    return FaceRead(value, confidence, tuple((float(pips[i][0]), float(pips[i][1])) for i in chosen), angle,
+                    (float(centre[0]), float(centre[1])), short, long)

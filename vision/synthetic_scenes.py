@@ -72,9 +72,9 @@ class TableRig:
 def random_rig(game: str, rng: np.random.Generator, style: DieStyle | None = None) -> TableRig:
     layout = layout_for(game)
     w, h = layout.felt_mm
-    span = (w + 2 * layout.rail_mm + 40.0, h + 2 * layout.rail_mm + 40.0)
-    centre = (w / 2 + rng.uniform(-10, 10), h / 2 + rng.uniform(-10, 10))
-    tilt = tuple(float(t) for t in rng.uniform(-0.035, 0.035, 3))
+    span = (w + 2 * layout.rail_mm + 110.0, h + 2 * layout.rail_mm + 110.0)
+    centre = (w / 2 + rng.uniform(-5, 5), h / 2 + rng.uniform(-5, 5))
+    tilt = tuple(float(t) for t in rng.uniform(-0.015, 0.015, 3))
     cam = PinholeCamera.over(centre, span, height_mm=float(rng.uniform(800, 1200)), tilt=tilt)
     felt = tuple(int(c) for c in np.clip(np.array([60, 110, 25]) + rng.integers(-20, 20, 3), 0, 255))
     if style is None:

@@ -1,0 +1,127 @@
+"""The throw judgement: a pure function over a `Reading`, the calibration and the game's validity rules.
+
+Rules per game are those of the regulations digest (first table); each `ThrowRules` names its
+source. The reasons are checked in a fixed order, so one throw gets one reason: off_table, stacked,
+overlapping, cocked, wrong_count, uncertain, not_past_middle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Sequence
+
+import numpy as np
+
+from .calibration import Calibration
+from .errors import GameRulesError
+from .reading import Die, Pose, Reading
+from .throw_track import passed_middle
+
+
+class VoidReason(str, Enum):
+    OFF_TABLE = "off_table"
+    COCKED = "cocked"
+    STACKED = "stacked"
+    OVERLAPPING = "overlapping"
+    NOT_PAST_MIDDLE = "not_past_middle"
+    WRONG_COUNT = "wrong_count"
+    UNCERTAIN = "uncertain"
+
+
+@dataclass(frozen=True, slots=True)
+class ThrowRules:
+    """When a game voids a throw."""
+
+    game: str
+    n_dice: int
+    cocked_void: bool  # False: a cocked die is read by its most exposed top face
+    overlapping_void: bool  # False: a die leaning on another is read like a cocked die
+    must_pass_middle: bool  # craps: dice must pass the middle unless one hit a wall
+    in_dome: bool  # cussec / P'ai Kao: dice must rest inside the dome or bowl
+    source: str
+    stacked_void: bool = True  # a die under another cannot be read in any game
+    touching_void: bool = False
+
+
+RULES = {
+    "craps": ThrowRules("craps", 2, cocked_void=False, overlapping_void=False, must_pass_middle=True, in_dome=False,
+                        source="Macau 2010 Art. 3 (001); Portugal 1995 VI.6-7 (004)"),
+    "banca-francesa": ThrowRules("banca-francesa", 3, cocked_void=True, overlapping_void=True, must_pass_middle=False,
+                                 in_dome=False, source="Portugal 1995 IV.7(b), IV.8(e)(f)(g) (004)"),
+    "cussec": ThrowRules("cussec", 3, cocked_void=True, overlapping_void=True, must_pass_middle=False, in_dome=True,
+                         source="Portugal 1995 VII.6 (004)"),
+    "paikao": ThrowRules("paikao", 4, cocked_void=True, overlapping_void=True, must_pass_middle=False, in_dome=True,
+                         source="Macau P'ai Kao Art. 1.5 (002)"),
+}
+
+
+def rules_for(game: str) -> ThrowRules:
+    try:
+        return RULES[game]
+    except KeyError:
+        raise GameRulesError(f"unknown game {game!r}; known: {', '.join(sorted(RULES))}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """Valid with the values read, or void with one reason and a sentence saying why."""
+
+    valid: bool
+    reason: VoidReason | None
+    values: tuple[int, ...] | None
+    detail: str
+
+    def as_json(self) -> dict:
+        return {"verdict": "valid" if self.valid else "void", "reason": self.reason.value if self.reason else None,
+                "values": list(self.values) if self.values is not None else None, "detail": self.detail}
+
+
+def void(reason: VoidReason, detail: str) -> Verdict:
+    return Verdict(False, reason, None, detail)
+
+
+def on_table(die: Die, cal: Calibration, rules: ThrowRules) -> bool:
+    """The die rests on the felt (inside the dome for dome games); uncalibrated: always True."""
+    if die.table_xy is None:
+        return True
+    x, y = die.table_xy
+    if rules.in_dome and cal.layout.dome is not None:
+        (cx, cy), r = cal.layout.dome
+        return float(np.hypot(x - cx, y - cy)) <= r - 0.3 * cal.layout.die_mm
+    w, h = cal.layout.felt_mm
+    return 0.0 <= x <= w and 0.0 <= y <= h
+
+
+def judge(reading: Reading, rules: ThrowRules, calibration: Calibration | None = None,
+          track: Sequence[Reading] = ()) -> Verdict:
+    """Judge one throw from its resting reading (and the frames of the throw, for the middle rule)."""
+    dice = reading.dice
+    where = lambda d: f"die at ({d.x:.0f}, {d.y:.0f}) px"  # noqa: E731 - a short local formatter
+    if calibration is not None:
+        for d in dice:
+            if not on_table(d, calibration, rules):
+                place = "outside the dome" if rules.in_dome else "off the felt"
+                return void(VoidReason.OFF_TABLE, f"{where(d)} is {place} ({rules.source})")
+    for d in dice:
+        if d.pose is Pose.STACKED and rules.stacked_void:
+            return void(VoidReason.STACKED, f"{where(d)} rests on another die")
+    for d in dice:
+        if d.pose is Pose.OVERLAPPING and rules.overlapping_void:
+            return void(VoidReason.OVERLAPPING, f"{where(d)} overlaps another die ({rules.source})")
+    for d in dice:
+        if d.pose is Pose.COCKED and rules.cocked_void:
+            return void(VoidReason.COCKED, f"{where(d)} is cocked on an edge ({rules.source})")
+    if len(dice) != rules.n_dice:
+        return void(VoidReason.WRONG_COUNT, f"{len(dice)} dice seen, {rules.game} throws {rules.n_dice}")
+    for d in dice:
+        if d.pose is Pose.UNCERTAIN or d.value is None:
+            return void(VoidReason.UNCERTAIN, f"{where(d)}: the reader is not sure of its value")
+    if rules.must_pass_middle and calibration is not None and calibration.layout.middle is not None:
+        ok, why = passed_middle(reading, track, calibration)
+        if not ok:
+            return void(VoidReason.NOT_PAST_MIDDLE, f"{why} ({rules.source})")
+    values = tuple(d.value for d in dice)
+    notes = [f"die {i + 1} {d.pose.value}: most exposed face {d.value}" for i, d in enumerate(dice)
+             if d.pose in (Pose.COCKED, Pose.OVERLAPPING)]
+    return Verdict(True, None, values, "; ".join(notes) or "every die flat and read")

@@ -1,0 +1,96 @@
+"""The track of a throw: did the dice pass the middle line, or did one hit a wall on the way?
+
+Macau 2010 Art. 3.2(2) (001): the throw is void when the dice do not pass the middle of the table,
+unless one or both hit any wall. Portugal 1995 VI.7(b) (004): "unless they hit a wall before".
+A die "passed" when its centre was beyond the middle line in any frame of the throw (passing and
+rolling back counts). A wall hit is a die seen against a wall, or a track whose motion towards a
+wall turned back while near it (at 30 fps the contact frame itself is often missed).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from .calibration import Calibration
+from .reading import Reading
+
+MAX_STEP_MM = 160.0  # furthest a die moves between two frames that are linked into one track
+
+
+def side_of(line, p) -> float:
+    (x1, y1), (x2, y2) = line
+    return float((x2 - x1) * (p[1] - y1) - (y2 - y1) * (p[0] - x1))
+
+
+def beyond_sign(cal: Calibration) -> float:
+    """The sign of `side_of` on the far side of the middle line: the side holding the felt centre."""
+    w, h = cal.layout.felt_mm
+    return float(np.sign(side_of(cal.layout.middle, (w / 2.0, h / 2.0))) or 1.0)
+
+
+def positions(reading: Reading, cal: Calibration) -> list[tuple[float, float]]:
+    out = []
+    for d in reading.dice:
+        out.append(d.table_xy if d.table_xy is not None else cal.to_table(d.x, d.y))
+    for b in reading.blobs:
+        out.append(b.table_xy if b.table_xy is not None else cal.to_table(b.x, b.y))
+    return out
+
+
+def link(frames: list[list[tuple[float, float]]]) -> list[list[tuple[float, float]]]:
+    """Tracks ending at each die of the last frame, walking back greedily to the nearest position."""
+    tracks = [[p] for p in frames[-1]]
+    for frame in reversed(frames[:-1]):
+        free = list(frame)
+        for t in tracks:
+            if not free:
+                break
+            d = [np.hypot(p[0] - t[-1][0], p[1] - t[-1][1]) for p in free]
+            i = int(np.argmin(d))
+            if d[i] <= MAX_STEP_MM:
+                t.append(free.pop(i))
+    return [list(reversed(t)) for t in tracks]
+
+
+def distance_to_segment(p, seg) -> float:
+    a, b = np.array(seg[0], float), np.array(seg[1], float)
+    q = np.array(p, float)
+    t = float(np.clip((q - a) @ (b - a) / max((b - a) @ (b - a), 1e-9), 0.0, 1.0))
+    return float(np.linalg.norm(q - (a + t * (b - a))))
+
+
+def hit_wall(tracks: list[list[tuple[float, float]]], all_points: list[tuple[float, float]], cal: Calibration) -> bool:
+    die = cal.layout.die_mm
+    for p in all_points:
+        if any(distance_to_segment(p, w) <= die for w in cal.layout.walls):
+            return True
+    for t in tracks:
+        for a, b, c in zip(t, t[1:], t[2:]):
+            for w in cal.layout.walls:
+                if min(distance_to_segment(q, w) for q in (a, b, c)) > 4 * die:
+                    continue
+                n = np.array([w[1][1] - w[0][1], w[0][0] - w[1][0]], float)
+                n /= max(np.linalg.norm(n), 1e-9)
+                v1 = (np.array(b) - np.array(a)) @ n
+                v2 = (np.array(c) - np.array(b)) @ n
+                d_b = abs(side_of(w, b)) / max(np.hypot(w[1][0] - w[0][0], w[1][1] - w[0][1]), 1e-9)
+                if v1 * v2 < 0 and abs(v1) > 0.5 * die and abs(v2) > 0.5 * die and d_b < 4 * die:
+                    return True
+    return False
+
+
+def passed_middle(reading: Reading, track: Sequence[Reading], cal: Calibration) -> tuple[bool, str]:
+    """True when every die passed the middle line or one hit a wall; else False and why."""
+    frames = [positions(r, cal) for r in track] + [positions(reading, cal)]
+    sign = beyond_sign(cal)
+    line = cal.layout.middle
+    tracks = link(frames)[: len(reading.dice)]
+    short = [t[-1] for t in tracks if not any(side_of(line, p) * sign > 0 for p in t)]
+    if not short:
+        return True, ""
+    if hit_wall(tracks, [p for f in frames for p in f], cal):
+        return True, ""
+    x, y = short[0]
+    return False, f"die resting at ({x:.0f}, {y:.0f}) mm never passed the middle line and no die hit a wall"
