@@ -20,7 +20,7 @@ def payback_payload(service: SlotService, txn: Transaction, machine_id: str) -> 
     for slot, totals in sorted(m.payback.items()):
         game, window = slot.split("/")
         result = assess(window, PaybackTotals(totals.coin_in, totals.paid, totals.games), base,
-                        service.sigma(machine_id), service._max_bet(machine_id), service.rules)
+                        service.sigma(machine_id), service.max_bet(machine_id), service.rules)
         actual = result.actual
         windows.append(PaybackWindow(
             game=int(game), window=window, key=totals.key, coin_in=totals.coin_in, paid=totals.paid,

@@ -22,32 +22,26 @@ from typing import Any
 
 from drivers.sas.denominations import cents_per_credit
 from drivers.sas.errors import SasError
-from drivers.sas.exception_codes import METER_FAULTS, exception_kind, exception_name
 from drivers.sas.host import SasHost
 from drivers.sas.link import open_link
 from drivers.sas.poller import PollOutcome, PortPoller
 from drivers.sas.polls import progressive_multi, read_poll, shutdown, startup
-from drivers.sas.replies import (Ack, ExceptionReply, ExtendedMetersReply, HandpayReply, MachineInfoReply, MeterReply,
-                                 ProgressiveWinReply, SelectedMetersReply)
+from drivers.sas.replies import Ack
 
 from ..journal import Journal, JournalError, MessageProperties, Transaction
 from ..mqtt.link import Inbound, MqttLink
 from ..outbox import OutboxSender
 from .config import SlotsConfig, percent
-from .floor import JackpotPayload, MachineAvailability, MetersPayload, SlotEvent, SlotTopics
-from .integrity import MeterFault, MeterReading, check_reading
+from .floor import JackpotPayload, MachineAvailability, SlotEvent, SlotTopics
 from .payback import GamingCalendar, PaybackRules
-from .payback_report import payback_payload
 from .pools import Pool
-from .readings import accounted, poll_name, readings_of
+from .outcomes import OutcomeHandler
 from .service_requests import RequestHandler
 from .state import CHECKPOINT, EVENT_KINDS, SlotState
 
 log = logging.getLogger(__name__)
 
-OFFLINE_AFTER = 3  # failed polls in a row (each already retried) before a machine is offline
 COMMAND_RETRY_S = 2.0
-PAYBACK_EVERY_S = 10.0
 
 
 class SlotService:
@@ -72,9 +66,8 @@ class SlotService:
         self.availability: dict[str, str] = {}
         self.failures: dict[str, int] = dict.fromkeys(self.machines, 0)
         self.wanted: dict[str, tuple[str, float | None]] = {}  # machine -> (disable|enable, next try; None = sent)
-        self.last_payback: dict[str, tuple[float, bool]] = {}
-        self.last_of_poll: dict[tuple, dict[str, int]] = {}  # the last reading of each poll, for the self-audit
         self.requests = RequestHandler(self)
+        self.outcomes = OutcomeHandler(self)
         self.sender = OutboxSender(journal, mqtt) if mqtt else None
         self._records = 0
         self._stop = threading.Event()
@@ -178,11 +171,11 @@ class SlotService:
 
     def _handle(self, item: Any) -> None:
         if isinstance(item, PollOutcome):
-            self._on_outcome(item)
+            self.outcomes.outcome(item)
         elif isinstance(item, Inbound):
             self.requests.inbound(item)
         elif item[0] == "chirp":
-            self._on_chirp(item[1], item[2])
+            self.outcomes.chirp(item[1], item[2])
         elif item[0] == "command_done":
             self._command_done(*item[1:])
         elif item[0] == "poll_done":
@@ -229,154 +222,6 @@ class SlotService:
             value_cents=pool.cents, carry_cents=f"{pool.carry.numerator}/{pool.carry.denominator}",
             seed_cents=pool.seed, hits=pool.hits, machines=list(pool.machines), last_award=last_award), retain=True)
 
-    # --- SAS outcomes ------------------------------------------------------------------------
-    def _on_outcome(self, outcome: PollOutcome) -> None:
-        machine_id = self.machine_at.get((outcome.port, outcome.address))
-        if machine_id is None:
-            return  # a broadcast
-        if outcome.error:
-            self.failures[machine_id] += 1
-            if self.failures[machine_id] >= OFFLINE_AFTER:
-                with self.journal.transaction() as txn:
-                    self.set_availability(txn, machine_id, "offline", outcome.error)
-            return
-        self.failures[machine_id] = 0
-        if self.availability.get(machine_id) != "online" and not self.state.machines[machine_id].disabled:
-            with self.journal.transaction() as txn:
-                self.set_availability(txn, machine_id, "online")
-        reply = outcome.reply
-        if isinstance(reply, ExceptionReply):
-            if reply.code:
-                self._on_exception(machine_id, reply.code)
-        elif isinstance(reply, (MeterReply, SelectedMetersReply, ExtendedMetersReply)):
-            self._on_meters(machine_id, outcome, reply)
-        elif isinstance(reply, MachineInfoReply):
-            self._on_info(machine_id, reply)
-        elif isinstance(reply, HandpayReply) and reply.amount:
-            with self.journal.transaction() as txn:
-                self.slot_event(txn, machine_id, "handpay", detail={"amount_credits": reply.amount,
-                                "group": reply.group, "level": reply.level})
-        elif isinstance(reply, ProgressiveWinReply) and reply.amount_cents:
-            self._on_progressive_win(machine_id, reply)
-
-    def _on_exception(self, machine_id: str, code: int) -> None:
-        m = self.state.machines[machine_id]
-        with self.journal.transaction() as txn:
-            self.slot_event(txn, machine_id, "exception", code=code, name=exception_name(code),
-                            kind=exception_kind(code))
-            if code in METER_FAULTS and self.config.sas.disable_on_memory_exception and m.fault is None:
-                self._fault(txn, machine_id, MeterFault("memory_error", None, f"exception 0x{code:02X} "
-                                                        f"{exception_name(code)}: the meters cannot be trusted"), None)
-        if m.disabled and code in (0x17, *METER_FAULTS):  # a machine enables itself at power-up
-            self.wanted[machine_id] = ("disable", 0.0)
-        if code == 0x3C:
-            self._submit(machine_id, read_poll(self.address_of[machine_id][1], 0x1F))
-
-    def _on_meters(self, machine_id: str, outcome: PollOutcome, reply) -> None:
-        m = self.state.machines[machine_id]
-        for reading in readings_of(reply):
-            if m.fault is not None:
-                self._while_faulted(machine_id, reading)
-                continue
-            source = (machine_id, poll_name(outcome.poll.command), outcome.poll.data, reading.game, reading.digits)
-            previous, self.last_of_poll[source] = self.last_of_poll.get(source), reading.values
-            check = check_reading(m.baseline, reading, previous=previous, max_bet=self._max_bet(machine_id),
-                                  window=self.window)
-            if check.faults:
-                with self.journal.transaction() as txn:
-                    self._fault(txn, machine_id, check.faults[0], reading, also=check.faults[1:])
-                continue
-            if all(m.baseline.get(reading.key(n)) == v for n, v in reading.values.items()):
-                continue
-            series = m.series.get(str(reading.game), reading.digits)
-            counts = accounted(check.deltas) if check.deltas and series == reading.digits else None
-            body = {"machine": machine_id, "game": reading.game, "digits": reading.digits, "values": reading.values,
-                    "deltas": check.deltas, "rollovers": list(check.rollovers), "poll": poll_name(outcome.poll.command),
-                    "accounted": counts, "windows": self.calendar.keys(outcome.at) if counts else {},
-                    "cents_per_credit": self._cents_per_credit(machine_id)}
-            with self.journal.transaction() as txn:
-                produced = self.event(txn, "slot_meters", body)
-                self.send(txn, self.topics.machine(machine_id, "meters"), MetersPayload(
-                    self.site, 0, txn.utc, machine=machine_id, game=reading.game, digits=reading.digits,
-                    poll=body["poll"], meters=reading.values, deltas=check.deltas, rollovers=list(check.rollovers),
-                    disabled=m.disabled), retain=True)
-                for pool_id in {c["pool"] for c in produced.get("contributions", [])}:
-                    self.publish_jackpot(txn, pool_id)
-                if counts:
-                    self._maybe_publish_payback(txn, machine_id)
-
-    def _while_faulted(self, machine_id: str, reading: MeterReading) -> None:
-        m = self.state.machines[machine_id]
-        held = {reading.key(n): v for n, v in reading.values.items()}
-        if all(m.held.get(k) == v for k, v in held.items()):
-            return
-        played = any(n == "games_played" and reading.key(n) in m.held and v > m.held[reading.key(n)]
-                     for n, v in reading.values.items())
-        with self.journal.transaction() as txn:
-            self.event(txn, "slot_meters", {"machine": machine_id, "game": reading.game, "digits": reading.digits,
-                                            "values": reading.values, "poll": "held"})
-            if played:
-                self.slot_event(txn, machine_id, "played_while_disabled", detail={"meters": reading.values})
-        if played:
-            self.wanted[machine_id] = ("disable", 0.0)
-
-    def _fault(self, txn: Transaction, machine_id: str, fault: MeterFault, reading: MeterReading | None,
-               also: tuple[MeterFault, ...] = ()) -> None:
-        body = {"machine": machine_id, "kind": fault.kind, "meter": fault.meter, "detail": fault.detail,
-                "utc": txn.utc, "also": [f.detail for f in also]}
-        if reading is not None:
-            body |= {"game": reading.game, "digits": reading.digits, "values": reading.values}
-        self.event(txn, "slot_fault", body)
-        self.slot_event(txn, machine_id, "meter_fault", kind=fault.kind, name=fault.meter,
-                        detail={"detail": fault.detail, "meters": reading.values if reading else {}})
-        self.set_availability(txn, machine_id, "disabled", fault.detail)
-        self.wanted[machine_id] = ("disable", 0.0)
-
-    def _on_info(self, machine_id: str, reply: MachineInfoReply) -> None:
-        m = self.state.machines[machine_id]
-        body = {"machine": machine_id, "denomination_code": reply.denomination_code,
-                "base_pct_hundredths": reply.base_pct_hundredths, "max_bet": reply.max_bet,
-                "game_id": reply.game_id, "paytable_id": reply.paytable_id}
-        if (m.denomination_code, m.base_pct_hundredths, m.max_bet) == (reply.denomination_code,
-                                                                       reply.base_pct_hundredths, reply.max_bet):
-            return
-        with self.journal.transaction() as txn:
-            self.event(txn, "slot_info", body)
-            if reply.base_return < self.rules.minimum:
-                self.slot_event(txn, machine_id, "base_below_minimum", detail={
-                    "base_pct": reply.base_pct_hundredths / 100, "minimum_pct": float(self.rules.minimum * 100)})
-
-    def _on_progressive_win(self, machine_id: str, reply: ProgressiveWinReply) -> None:
-        pool = self.state.pools.find(machine_id, reply.group, reply.level)
-        with self.journal.transaction() as txn:
-            if pool is None:
-                self.slot_event(txn, machine_id, "progressive_win_unmatched", detail={
-                    "group": reply.group, "level": reply.level, "amount_cents": reply.amount_cents})
-                return
-            produced = self.event(txn, "pool_award", {"pool": pool.pool_id, "machine": machine_id,
-                                                      "paid": reply.amount_cents, "utc": txn.utc})
-            award = {"machine": machine_id, "paid_cents": reply.amount_cents, **produced, "utc": txn.utc}
-            self.slot_event(txn, machine_id, "progressive_win", detail={"pool": pool.pool_id, **award})
-            self.publish_jackpot(txn, pool.pool_id, last_award=award)
-        self.broadcast()
-
-    def _on_chirp(self, port: str, address: int) -> None:
-        machine_id = self.machine_at.get((port, address))
-        if machine_id is not None:
-            with self.journal.transaction() as txn:
-                self.slot_event(txn, machine_id, "chirp", detail={"port": port, "address": address})
-
-    def _maybe_publish_payback(self, txn: Transaction, machine_id: str, force: bool = False) -> None:
-        payload = payback_payload(self, txn, machine_id)
-        last_time, last_alarm = self.last_payback.get(machine_id, (0.0, False))
-        now = time.monotonic()
-        if force or payload.alarm != last_alarm or now - last_time >= PAYBACK_EVERY_S:
-            self.send(txn, self.topics.machine(machine_id, "payback"), payload, retain=True)
-            if payload.alarm and not last_alarm:
-                self.slot_event(txn, machine_id, "payback_alarm", detail={
-                    "windows": [w.window for w in payload.windows if w.shortfall_vs_base or w.below_minimum]})
-            self.last_payback[machine_id] = (now, payload.alarm)
-
     # --- commands to machines ----------------------------------------------------------------
     def _submit(self, machine_id: str, poll, action: str | None = None) -> None:
         port, _ = self.address_of[machine_id]
@@ -416,7 +261,7 @@ class SlotService:
                 self.pollers[port].submit(progressive_multi(group, levels))
 
     # --- helpers -----------------------------------------------------------------------------
-    def _max_bet(self, machine_id: str) -> int | None:
+    def max_bet(self, machine_id: str) -> int | None:
         return self.machines[machine_id][1].max_bet or self.state.machines[machine_id].max_bet
 
     def _cents_per_credit(self, machine_id: str) -> str | None:

@@ -116,7 +116,7 @@ class RequestHandler:
     def incompatible(self, source: tuple[str, ...], target: tuple[str, ...]) -> str | None:
         """Why machines of the two pools are not "the same model and bet" (004 §VIII), or None."""
         service = self.service
-        kinds = {(service.machines[m][1].model, service._max_bet(m)) for m in (*source, *target)}
+        kinds = {(service.machines[m][1].model, service.max_bet(m)) for m in (*source, *target)}
         if len(kinds) != 1:
             return f"pools differ in machine model or bet: {sorted(map(str, kinds))}"
         return None

@@ -64,9 +64,11 @@ class ServiceRig:
 
     def stop_service(self) -> None:
         if self.service:
+            error = self.service.error
             self.service.stop()
             self.service.journal.close()
             self.service = None
+            assert error is None, f"the slot service logged an error: {error!r}"
 
     def machine(self, address: int = 1):
         return self.sim.machine(address)
