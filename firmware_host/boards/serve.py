@@ -105,7 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     mqtt_port, ws_port = args.mqtt_port or free_port(), args.ws_port or free_port()
     stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
     with tempfile.TemporaryDirectory(prefix="tablehw-board-") as tmp:
         broker = start_broker(Path(tmp), mqtt_port, ws_port)
         server = http.server.ThreadingHTTPServer(
@@ -117,10 +118,12 @@ def main(argv: list[str] | None = None) -> int:
         url = (f"http://127.0.0.1:{server.server_address[1]}/index.html?table={table_id}"
                f"&broker=ws://127.0.0.1:{ws_port}")
         print(f"board: {url}\n(table: {' '.join(command[3:])}; Ctrl-C stops)", flush=True)
+        deadline = None if args.seconds is None else time.monotonic() + args.seconds
         try:
-            stop.wait(args.seconds)
-        except KeyboardInterrupt:
-            pass
+            while not stop.wait(0.2) and (deadline is None or time.monotonic() < deadline):
+                if table.poll() is not None:
+                    print(f"the simulated table exited with status {table.returncode}", flush=True)
+                    break
         finally:
             for process in (table, broker):
                 if process.poll() is None:

@@ -1,4 +1,4 @@
-"""The board page against the real simulated table (`tablehw run --config config/sim-craps.toml
+"""The board page against the real simulated tables (`tablehw run --config config/sim-<game>.toml
 --simulate`): every result the service publishes is on the page within 1 s, the board the service
 publishes in the same journal transaction is drawn, and stopping the service shows OFFLINE."""
 
@@ -17,18 +17,33 @@ from .page_fixtures import ROOT, chromium, page, page_server, screenshot, ws_bro
 from .test_board_page import WITHIN_MS, open_board
 
 pytestmark = pytest.mark.slow
-SIM = ROOT / "config" / "sim-craps.toml"
+WORD = {"banker": "BANKER", "player": "PLAYER", "tie": "TIE"}
 
 
-@pytest.mark.skipif(not SIM.exists(), reason="the service's simulated craps table is not there")
-def test_page_follows_the_simulated_craps_table(page, page_server, ws_broker, tmp_path):
-    listener = Listener(ws_broker.url, ["tablehw/tables/sim-craps/result", "tablehw/tables/sim-craps/board"])
+def shows_result(page, game: str, result: dict) -> None:
+    """The hero shows this result's dice, number or winner."""
+    if game == "roulette":
+        assert page.locator("#hero .hero-ball").inner_text() == str(result["number"])
+    elif game == "baccarat":
+        assert page.locator("#hero .hero-winner").inner_text() == WORD[result["outcome"]["winner"]]
+    else:
+        faces = [int(d.get_attribute("data-face")) for d in page.locator("#hero .die").all()]
+        assert faces == result["faces"]
+
+
+@pytest.mark.parametrize("game", ["craps", "cussec", "roulette", "baccarat"])
+def test_page_follows_the_simulated_table(page, page_server, ws_broker, tmp_path, game):
+    sim = ROOT / "config" / f"sim-{game}.toml"
+    if not sim.exists():
+        pytest.skip(f"the service has no simulated {game} table (config/sim-{game}.toml)")
+    table = f"sim-{game}"
+    listener = Listener(ws_broker.url, [f"tablehw/tables/{table}/result", f"tablehw/tables/{table}/board"])
     service = subprocess.Popen(
         [sys.executable, "-c", "import sys; from firmware_host.cli import main; sys.exit(main())",
-         "run", "--config", str(SIM), "--simulate", "--mqtt", ws_broker.url],
+         "run", "--config", str(sim), "--simulate", "--mqtt", ws_broker.url],
         cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        open_board(page, page_server, ws_broker, "sim-craps")
+        open_board(page, page_server, ws_broker, table)
         page.wait_for_function("document.body.dataset.availability === 'online'", timeout=30_000)
         seen, lags = set(), []
         while len(seen) < 4:
@@ -45,12 +60,11 @@ def test_page_follows_the_simulated_craps_table(page, page_server, ws_broker, tm
             lags.append(time.monotonic() - got.monotonic)
             page.wait_for_function(f"document.getElementById('board').dataset.roundId === '{result['round_id']}'",
                                    timeout=WITHIN_MS)
-            faces = [int(d.get_attribute("data-face")) for d in page.locator("#hero .die").all()]
-            assert faces == result["faces"]
-        print(f"\nservice -> page: {max(lags) * 1000:.0f} ms at most after the subscriber had the result")
+            shows_result(page, game, result)
+        print(f"\n{game} service -> page: {max(lags) * 1000:.0f} ms at most after the subscriber had the result")
         boards = [m.json() for m in listener.snapshot("board")]
-        assert boards and boards[-1]["type"] == "board" and boards[-1]["board"]["game"] == "craps"
-        screenshot(page, "craps-service")
+        assert boards and boards[-1]["type"] == "board" and boards[-1]["board"]["game"] == game
+        screenshot(page, f"{game}-service")
     finally:
         service.send_signal(signal.SIGTERM)  # a clean stop: the service publishes "offline"
         try:
