@@ -9,7 +9,7 @@
     [[ports]]   url, framing, and [[ports.machines]] id, address, model, paytable, max_bet
     [[pools]]   id, machines, rate_pct, seed_cents, SAS group and level
 
-See config/slots-example.toml and docs/sas.md.
+See config/slots/example.toml and docs/sas.md.
 """
 
 from __future__ import annotations

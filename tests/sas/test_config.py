@@ -12,11 +12,11 @@ from firmware_host.slots.config import load_slots_config, parse_slots_config
 
 
 def _example(repo_root) -> dict:
-    return tomllib.loads((repo_root / "config" / "slots-example.toml").read_text())
+    return tomllib.loads((repo_root / "config" / "slots" / "example.toml").read_text())
 
 
 def test_example_config_loads(repo_root):
-    config = load_slots_config(repo_root / "config" / "slots-example.toml")
+    config = load_slots_config(repo_root / "config" / "slots" / "example.toml")
     assert set(config.machines()) == {"slot-001", "slot-002"}
     assert config.minimum_return() == Fraction(4, 5) and len(config.cycle()) == 6
 
