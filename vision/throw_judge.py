@@ -56,6 +56,10 @@ RULES = {
 }
 
 
+ANY_GAME = ThrowRules("any", 0, cocked_void=True, overlapping_void=True, must_pass_middle=False, in_dome=False,
+                      source="no game given: every die must lie flat and be read")
+
+
 def rules_for(game: str) -> ThrowRules:
     try:
         return RULES[game]
@@ -112,7 +116,7 @@ def judge(reading: Reading, rules: ThrowRules, calibration: Calibration | None =
     for d in dice:
         if d.pose is Pose.COCKED and rules.cocked_void:
             return void(VoidReason.COCKED, f"{where(d)} is cocked on an edge ({rules.source})")
-    if len(dice) != rules.n_dice:
+    if rules.n_dice and len(dice) != rules.n_dice:
         return void(VoidReason.WRONG_COUNT, f"{len(dice)} dice seen, {rules.game} throws {rules.n_dice}")
     for d in dice:
         if d.pose is Pose.UNCERTAIN or d.value is None:

@@ -1,0 +1,167 @@
+"""`tablehw vision`: read dice in images, score a labelled dataset, calibrate a camera, render a table."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.calibration import Calibration, annotate as annotate_calibration, calibrate
+from vision.dataset import DEVELOPMENT, HELD_BACK, is_tuning, split_of
+from vision.dice_reader import DiceReader
+from vision.errors import ImageError, VisionError
+from vision.evaluation import evaluate
+from vision.evidence import annotate, write_evidence
+from vision.layouts import LAYOUTS, Layout, layout_for
+from vision.throw_judge import ANY_GAME, RULES, judge, rules_for
+
+ERRORS = (VisionError,)
+GAMES = sorted(RULES)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("vision", help="read dice in images, score a dataset, calibrate the camera")
+    vsub = p.add_subparsers(dest="vision_command", required=True, metavar="ACTION")
+
+    r = vsub.add_parser("read", help="read the dice in one or more images and judge each throw")
+    r.add_argument("images", nargs="+", type=Path, metavar="IMAGE")
+    r.add_argument("--calibration", type=Path, help="calibration JSON from `tablehw vision calibrate`")
+    r.add_argument("--game", choices=GAMES, help="judge each throw by this game's rules")
+    r.add_argument("--background", type=Path, help="a frame of the empty table (fixed camera)")
+    r.add_argument("--classical", action="store_true", help="use the classical pip reader only (no DNN)")
+    r.add_argument("--json", action="store_true", help="one JSON object per image, one per line")
+    r.add_argument("--evidence", type=Path, metavar="DIR", help="write an annotated PNG per image here")
+    r.set_defaults(func=run_read)
+
+    e = vsub.add_parser("eval", help="score the reader on a folder of YOLO-labelled images")
+    e.add_argument("--dataset", type=Path, required=True, metavar="DIR")
+    e.add_argument("--split", choices=["all", DEVELOPMENT, HELD_BACK, "tuning"], default="all",
+                   help="which images to score (the split is fixed by a hash of the file name)")
+    e.add_argument("--classical", action="store_true", help="score the classical pip reader only")
+    e.add_argument("--json", action="store_true")
+    e.set_defaults(func=run_eval)
+
+    c = vsub.add_parser("calibrate", help="find the four ArUco markers and map the camera to table mm")
+    c.add_argument("image", type=Path, metavar="IMAGE")
+    c.add_argument("--out", type=Path, required=True, metavar="FILE", help="calibration JSON to write")
+    c.add_argument("--game", choices=sorted(LAYOUTS), default="craps", help="the layout (default craps)")
+    c.add_argument("--layout", type=Path, help="a layout JSON instead of a game's default layout")
+    c.add_argument("--png", type=Path, help="annotated image to write (default: FILE with .png)")
+    c.set_defaults(func=run_calibrate)
+
+    g = vsub.add_parser("render", help="render a synthetic table frame (the simulated camera)")
+    g.add_argument("--game", choices=sorted(LAYOUTS), default="craps")
+    g.add_argument("--kind", default="valid", help="valid, cocked, stacked, overlapping, touching, off_table, ...")
+    g.add_argument("--seed", type=int, default=0)
+    g.add_argument("--out", type=Path, required=True, help="PNG to write")
+    g.add_argument("--empty", type=Path, help="also write the empty table (for calibration and background)")
+    g.set_defaults(func=run_render)
+
+
+def load_image(path: Path) -> np.ndarray:
+    if not path.is_file():
+        raise ImageError(f"{path}: no such file")
+    frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if frame is None:
+        raise ImageError(f"{path}: not an image OpenCV can read")
+    return frame
+
+
+def run_read(args: argparse.Namespace) -> int:
+    cal = Calibration.load(args.calibration) if args.calibration else None
+    background = load_image(args.background) if args.background else None
+    reader = DiceReader(cal, classifier=None if args.classical else "default", background=background)
+    rules = rules_for(args.game) if args.game else ANY_GAME
+    for path in args.images:
+        frame = load_image(path)
+        t0 = time.perf_counter()
+        reading = reader.read(frame)
+        ms = (time.perf_counter() - t0) * 1000.0
+        verdict = judge(reading, rules, cal)
+        doc = {"image": str(path), "dice": [d.as_json() for d in reading.dice], "verdict": "valid" if verdict.valid
+               else "void", "reason": verdict.reason.value if verdict.reason else None, "detail": verdict.detail,
+               "ms": round(ms, 1)}
+        if reading.blobs:
+            doc["blobs"] = [b.as_json() for b in reading.blobs]
+        if args.evidence:
+            out = write_evidence(args.evidence, path.name, annotate(frame, reading, verdict, cal, str(path.name)))
+            doc["evidence"] = str(out)
+        if args.json:
+            print(json.dumps(doc))
+        else:
+            values = " ".join("?" if d["value"] is None else str(d["value"]) for d in doc["dice"])
+            said = doc["verdict"] + (f" ({doc['reason']})" if doc["reason"] else "")
+            print(f"{path}: {len(doc['dice'])} dice [{values}] {said} {ms:.1f} ms")
+            for i, d in enumerate(reading.dice, 1):
+                print(f"  #{i} value {d.value} {d.pose.value} confidence {d.confidence:.2f} at ({d.x:.0f}, {d.y:.0f})")
+    return 0
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    reader = DiceReader(classifier=None if args.classical else "default")
+    select = {
+        "all": None,
+        "tuning": lambda p: is_tuning(p.name),
+        DEVELOPMENT: lambda p: split_of(p.name) == DEVELOPMENT,
+        HELD_BACK: lambda p: split_of(p.name) == HELD_BACK,
+    }[args.split]
+    scores = evaluate(reader.read, args.dataset, select)
+    doc = {"reader": "classical" if args.classical else ("dnn" if reader.classifier else "classical"),
+           "splits": {k: v.as_json() for k, v in sorted(scores.items())}}
+    if args.json:
+        print(json.dumps(doc, indent=2))
+        return 0
+    print(f"reader: {doc['reader']}  dataset: {args.dataset}")
+    print(f"{'split':<12}{'images':>7}{'dice':>6}{'accuracy':>10}{'misread':>9}{'declined':>9}{'missed':>8}"
+          f"{'images ok':>10}{'ms':>7}")
+    for name, s in doc["splits"].items():
+        print(f"{name:<12}{s['images']:>7}{s['dice']:>6}{s['accuracy']:>10.2%}{s['confident_misread_rate']:>9.2%}"
+              f"{s['declined_rate']:>9.2%}{s['missed_rate']:>8.2%}{s['images_fully_right']:>10.2%}"
+              f"{s['ms_median'] or 0:>7.1f}")
+    return 0
+
+
+def run_calibrate(args: argparse.Namespace) -> int:
+    if args.layout:
+        try:
+            layout = Layout.from_json(json.loads(args.layout.read_text()))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise VisionError(f"{args.layout}: cannot read layout: {exc}") from exc
+    else:
+        layout = layout_for(args.game)
+    frame = load_image(args.image)
+    cal = calibrate(frame, layout)
+    cal.save(args.out)
+    png = args.png or args.out.with_suffix(".png")
+    if not cv2.imwrite(str(png), annotate_calibration(frame, cal)):
+        raise VisionError(f"{png}: cannot write the annotated image")
+    print(f"{args.out}: {layout.name}, marker error {cal.error_mm:.2f} mm, die {cal.die_px:.1f} px; checked image {png}")
+    return 0
+
+
+def run_render(args: argparse.Namespace) -> int:
+    from vision.synthetic import render
+    from vision.synthetic_scenes import random_rig, random_scene
+
+    rng = np.random.default_rng(args.seed)
+    rig = random_rig(args.game, rng)
+    try:
+        dice = random_scene(rig, args.kind, rng)
+    except ValueError as exc:
+        raise VisionError(str(exc)) from exc
+    frame, truth = render(rig.scene(dice, rng), rng)
+    if not cv2.imwrite(str(args.out), frame):
+        raise VisionError(f"{args.out}: cannot write image")
+    if args.empty:
+        empty, _ = render(rig.scene([], rng, clean=True), rng)
+        cv2.imwrite(str(args.empty), empty)
+    json.dump({"image": str(args.out), "game": args.game, "kind": args.kind,
+               "dice": [{"value": t.value, "pose": t.pose, "x": round(t.x, 1), "y": round(t.y, 1)} for t in truth]},
+              sys.stdout)
+    print()
+    return 0
