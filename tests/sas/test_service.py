@@ -248,3 +248,42 @@ def test_state_is_rebuilt_from_checkpoint_and_later_events(tmp_path):
         assert rig.service.state.snapshot() == before
     finally:
         rig.close()
+
+
+def test_two_ports_polled_concurrently_with_per_game_payback(tmp_path):
+    from drivers.sim.egm import EgmSimulator, PtyLine
+    from firmware_host.journal import Journal
+    from firmware_host.slots.config import parse_slots_config
+    from firmware_host.slots.service import SlotService
+
+    from .service_rig import slots_config
+
+    lines = [PtyLine(), PtyLine()]
+    sims = [EgmSimulator.from_profiles(line.link, [EgmProfile(address=a, seed=a)]).start()
+            for line, a in zip(lines, (1, 2))]
+    data = slots_config(str(tmp_path / "j.sqlite"), lines[0].path,
+                        [{"id": "a-1", "address": 1, "model": "Sim", "paytable": "PT9200"}],
+                        cycle=["general", "0x1C", "0x2F:game=1:00,01,02,05,06,07"])
+    data["ports"].append({"url": lines[1].path, "framing": "escape",
+                          "machines": [{"id": "b-2", "address": 2, "model": "Sim", "paytable": "PT9200"}]})
+    service = SlotService(parse_slots_config(data), journal=Journal.open(data["service"]["journal"])).start()
+    try:
+        machines = service.state.machines
+        assert wait_until(lambda: "1/games_played/8" in machines["a-1"].baseline  # game 1 (0x2F game=1)
+                          and "0/games_played/8" in machines["b-2"].baseline)
+        assert len(service.pollers) == 2 and {p._thread.name for p in service.pollers.values()} == {
+            f"sas-{lines[0].path}", f"sas-{lines[1].path}"}
+        sims[0].machine(1).play(120)
+        sims[1].machine(2).play(80)
+        assert wait_until(lambda: machines["a-1"].payback.get("1/lifetime") is not None
+                          and machines["a-1"].payback["1/lifetime"].games == 120
+                          and machines["b-2"].payback.get("0/lifetime") is not None
+                          and machines["b-2"].payback["0/lifetime"].games == 80)
+        assert machines["a-1"].payback["0/lifetime"].games == 120  # the machine and its game 1
+        assert service.error is None
+    finally:
+        service.stop()
+        service.journal.close()
+        for sim, line in zip(sims, lines):
+            sim.stop()
+            line.close()
