@@ -9,7 +9,7 @@ from gpiozero import LED, Buzzer
 
 from .errors import DeviceConfigError
 from .events import ButtonPressed, ConsoleButton, DeviceEvent, SupervisorKey
-from .gpio_inputs import DebouncedInput
+from .gpio_inputs import DebounceGroup, DebouncedInput
 from .settings import ConsoleSettings
 
 BUTTONS = (ConsoleButton.NO_MORE_BETS, ConsoleButton.CONFIRM, ConsoleButton.VOID, ConsoleButton.NEW_SHOOTER)
@@ -24,7 +24,8 @@ class DealerConsole:
         self.emit = emit
         self.name = name
         self._devices: list = []
-        kw = {"debounce_s": settings.debounce_s, "pull_up": settings.pull_up, "pin_factory": pin_factory}
+        self.debounce = DebounceGroup(settings.debounce_s, name)
+        kw = {"group": self.debounce, "pull_up": settings.pull_up, "pin_factory": pin_factory}
         try:
             self.lamps = {lamp: self._keep(LED(pin, pin_factory=pin_factory)) for lamp, pin in settings.lamps.items()}
             self.buzzer = (self._keep(Buzzer(settings.buzzer, pin_factory=pin_factory))
@@ -72,6 +73,7 @@ class DealerConsole:
 
     def close(self) -> None:
         """Lamps and buzzer off, pins released."""
+        self.debounce.stop()
         for device in reversed(self._devices):
             try:
                 if hasattr(device, "off"):

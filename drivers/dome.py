@@ -18,7 +18,7 @@ from gpiozero import LED, DigitalOutputDevice
 from .errors import DeviceConfigError
 from .dome_procedure import DomeProcedure, Outcome
 from .events import DeviceEvent, DomeOutOfOrder, DomePhase, DomeStep, now_stamp
-from .gpio_inputs import DebouncedInput
+from .gpio_inputs import DebounceGroup, DebouncedInput
 from .settings import DomeSettings
 
 
@@ -32,7 +32,8 @@ class CussecDome:
         self.name = name
         self._lock = threading.RLock()
         self._devices: list = []
-        kw = {"debounce_s": settings.debounce_s, "pull_up": settings.pull_up, "pin_factory": pin_factory}
+        self.debounce = DebounceGroup(settings.debounce_s, name)
+        kw = {"group": self.debounce, "pull_up": settings.pull_up, "pin_factory": pin_factory}
         try:
             self.light = self._out(LED(settings.bets_open_light, pin_factory=pin_factory))
             self.ringer = (self._out(DigitalOutputDevice(settings.bell_ringer, pin_factory=pin_factory))
@@ -135,6 +136,7 @@ class CussecDome:
 
     def close(self) -> None:
         """Every output off, every pin released."""
+        self.debounce.stop()
         for device in reversed(self._devices):
             try:
                 if hasattr(device, "off"):

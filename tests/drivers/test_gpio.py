@@ -11,6 +11,7 @@ from gpiozero.pins.mock import MockFactory
 from drivers.console import DealerConsole
 from drivers.dome import CussecDome
 from drivers.dome_procedure import DomeProcedure
+from drivers.gpio_inputs import DebouncedInput, DebounceGroup
 from drivers.errors import DeviceConfigError
 from drivers.events import (
     ButtonPressed, ConsoleButton, DomeAction, DomeOutOfOrder, DomePhase, DomeStep, SupervisorKey,
@@ -323,3 +324,24 @@ def test_simulated_short_shake(dome):
     DomeSim(f, DOME_PINS).run(regular_round(presses=2))
     (irregular, *_) = sink.take(DomeOutOfOrder, 2, timeout=1)
     assert irregular.action is DomeAction.BELL and "2 lever press(es)" in irregular.reason
+
+
+def test_debounce_judges_edges_in_the_order_they_happened_even_when_late(factory):
+    """A worker that wakes late (busy CPU) still reports the press before the bell, and no bounce."""
+    group = DebounceGroup(0.02, "test")
+    got = []
+    lever = DebouncedInput(17, lambda level, mono, utc: got.append(("lever", level, mono)), name="lever",
+                           group=group, pin_factory=factory)
+    bell = DebouncedInput(24, lambda level, mono, utc: got.append(("bell", level, mono)), name="bell",
+                          group=group, pin_factory=factory)
+    # edges as they arrived (seconds): a bouncy lever press, then the bell 0.1 s later
+    lever.edges[:] = [(1.000, True), (1.002, False), (1.003, True), (1.060, False)]
+    bell.edges[:] = [(1.100, True), (1.101, False), (1.102, True), (1.150, False)]
+    settled, wake = group._settled(now=5.0)  # judged long after, all at once
+    for t, contact, level in settled:
+        contact.accept(level, t)
+    assert [(name, level) for name, level, _ in got] == [("lever", True), ("lever", False), ("bell", True),
+                                                         ("bell", False)]
+    assert got[0][2] == 1.003 and wake is None
+    lever.close()
+    bell.close()
