@@ -139,10 +139,15 @@ class TableService:
         return 0
 
     def devices(self, evidence: EvidenceStore) -> tuple[Any, Any]:
-        """The table's devices: the simulated table (and terminals) with --simulate."""
+        """The table's devices: [devices] through issue 5's drivers, or with --simulate the simulated
+        table (and betting terminals)."""
         if not self.simulate:
-            raise ConfigError(f"{self.source}: no device wiring for real hardware yet: run with --simulate "
-                              "(see docs/deploy.md)")
+            if self.config.devices is None:
+                raise ConfigError(f"{self.source}: no [devices] section: configure the table's devices "
+                                  "(docs/devices.md) or run with --simulate")
+            from .hardware import HardwareTable
+            return HardwareTable(self.config.devices, game_name(self.config), evidence,
+                                 calibration=self.config.table.camera_calibration), None
         from .simulation.wiring import simulated_devices
         return simulated_devices(self.config, self.source, self.sim, evidence, self.link_settings.url, self.topics)
 

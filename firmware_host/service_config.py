@@ -27,6 +27,7 @@ class TableSection(Struct, forbid_unknown_fields=True, frozen=True):
     reading_timeout_s: Seconds = 30.0  # no reading this long after the throw/spin: void the attempt
     recovery: Literal["resume", "void"] = "resume"  # a round interrupted by a crash: resume it or return stakes
     max_attempts: Annotated[int, Meta(ge=1, le=100)] = 10  # void attempts in a row before the round is voided
+    camera_calibration: str | None = None  # `tablehw vision calibrate` output: table mm, middle line, walls, dome
 
 
 class MqttSection(Struct, forbid_unknown_fields=True, frozen=True):

@@ -6,10 +6,12 @@ import argparse
 import logging
 import sys
 
+from drivers.errors import DeviceError
+
 from ..config import load_config
 from ..rounds.engine import RoundSummary
 
-ERRORS = ()
+ERRORS = (DeviceError,)  # a device that cannot be set up: exit 2, systemd restarts the table
 
 
 def register(subparsers) -> None:

@@ -24,7 +24,7 @@ import msgspec
 from ..journal import Journal, Transaction
 from ..mqtt.contract import EventPayload, TableState, Topics
 from ..mqtt.link import Connected, Disconnected, Inbound
-from .inputs import ConsoleCommand, DeviceHealthChanged, Evidence, Phase, Stop, SupervisorKey
+from .inputs import ConsoleCommand, DeviceHealthChanged, DeviceNotice, Evidence, Phase, Stop, SupervisorKey
 from .payloads import result_payload, round_id, settlement_payload
 
 log = logging.getLogger(__name__)
@@ -148,6 +148,9 @@ class RoundEngine:
             self.event("supervisor_key", {"on": item.on}, who=item.who)
         elif isinstance(item, DeviceHealthChanged):
             self._health(item)
+        elif isinstance(item, DeviceNotice):
+            log.warning("device %s: %s: %s", item.device, item.kind, item.message)
+            self.event("device", {"device": item.device, "notice": item.kind, "message": item.message, **item.detail})
         elif isinstance(item, Connected):
             self.broker_connected = True
         elif isinstance(item, Disconnected):

@@ -131,5 +131,16 @@ class DeviceHealthChanged:
 
 
 @dataclass(frozen=True)
+class DeviceNotice:
+    """Something a device reported that the round does not act on but the floor must know (a dome
+    action out of order, a sensor fault, a gap in the shoe's card count): published on `events`."""
+
+    device: str
+    kind: str
+    message: str
+    detail: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class Stop:
     """Finish the current work and leave the loop (SIGTERM, --rounds reached)."""

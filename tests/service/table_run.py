@@ -63,18 +63,28 @@ def run_table(config: Path, rounds: int | None = None, timeout_s: float = 120, l
 
 
 def start_table(config: Path, rounds: int | None = None, log_level: str = "INFO") -> subprocess.Popen:
-    args = TABLEHW + ["run", "--config", str(config), "--simulate",
-            "--log-level", log_level]
+    """The table as a background process; its output goes to files beside the config (a pipe nobody
+    reads would fill up and block the table's printing)."""
+    args = TABLEHW + ["run", "--config", str(config), "--simulate", "--log-level", log_level]
     if rounds:
         args += ["--rounds", str(rounds)]
-    return subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out = open(config.parent / f"{config.stem}.stdout", "w")
+    err = open(config.parent / f"{config.stem}.stderr", "w")
+    process = subprocess.Popen(args, cwd=ROOT, stdout=out, stderr=err, text=True)
+    process.output_files = (config.parent / f"{config.stem}.stdout", config.parent / f"{config.stem}.stderr")
+    return process
+
+
+def finish(process: subprocess.Popen, timeout_s: float = 120) -> tuple[str, str]:
+    """Wait for a started table to end; returns what it printed (stdout, stderr)."""
+    process.wait(timeout=timeout_s)
+    return tuple(path.read_text() for path in process.output_files)
 
 
 def stop_table(process: subprocess.Popen, timeout_s: float = 30) -> tuple[str, str]:
     if process.poll() is None:
         process.send_signal(signal.SIGTERM)
-    out, err = process.communicate(timeout=timeout_s)
-    return out, err
+    return finish(process, timeout_s)
 
 
 def journal_rows(storage: Path, kind: str) -> list[tuple[int, int | None, dict]]:

@@ -15,7 +15,7 @@ def table_messages(listener, table):
     """First arrival of every message the table published through its outbox (it carries `seq`)."""
     seen, out = set(), []
     for m in listener.snapshot():
-        if not m.topic.startswith(f"tablehw/tables/{table}/") and "/terminals/" not in m.topic:
+        if not m.topic.startswith(f"tablehw/tables/{table}/") and "/replies/" not in m.topic:
             continue
         body = m.json()
         if body.get("table") != table or "seq" not in body or body["seq"] in seen:

@@ -12,7 +12,7 @@ import pytest
 
 from .broker import MosquittoBroker
 from .listener import Listener
-from .table_run import (check_bets_settled_once, journal_rows, outbox_rows, run_table, start_table, stop_table,
+from .table_run import (check_bets_settled_once, finish, journal_rows, outbox_rows, run_table, start_table,
                         table_config)
 
 FAST = {"action_seconds": 0.02, "betting_seconds": 0.05}
@@ -93,7 +93,7 @@ def test_external_kill_9_mid_run(broker, tmp_path):
         time.sleep(0.037)
     finally:
         os.kill(process.pid, signal.SIGKILL)
-        process.communicate(timeout=30)
+        finish(process, 30)
     second = run_table(config, rounds=3, timeout_s=90)
     assert second.returncode == 0, second.stderr[-2000:]
     check_bets_settled_once(storage)
@@ -112,7 +112,7 @@ def test_broker_outage_mid_run_loses_nothing(tmp_path):
         broker.stop()
         time.sleep(2.5)  # the table keeps playing: results pile up in the outbox
         broker.start()
-        out, err = process.communicate(timeout=120)
+        out, err = finish(process, 120)
         assert process.returncode == 0, err[-2000:]
         settlements = check_delivery(listener, storage)
         assert [s["round"] for s in settlements] == list(range(1, 31))

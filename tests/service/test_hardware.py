@@ -1,0 +1,105 @@
+"""The table on its devices (no --simulate path): GPIO dealer console on gpiozero's MockFactory, a camera
+replaying a rendered throw, vision reading it, the engine settling it — all real code, in-process."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import cv2
+import msgspec
+import numpy as np
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from drivers import events as dev
+from drivers.settings import DevicesSection
+from firmware_host.evidence import EvidenceStore
+from firmware_host.hardware import HardwareTable
+from firmware_host.journal import Journal
+from firmware_host.config import load_config
+from firmware_host.mqtt.contract import Topics
+from firmware_host.rounds import recovery
+from firmware_host.rounds.device_input import to_input
+from firmware_host.rounds.engine import RoundEngine
+from firmware_host.rounds.inputs import CardSeen, ConsoleCommand, DomeStep, SpinSeen, SupervisorKey
+from firmware_host.rounds.setup import engine_settings, family_factory
+
+from .engine_harness import ROOT, records, sent
+
+PINS = {"no_more_bets": 5, "confirm": 6, "void": 13, "new_shooter": 19, "supervisor_key": 26}
+
+
+def stamp():
+    return {"device": "x", "mono": time.monotonic(), "utc": dev.now_stamp()[1]}
+
+
+def test_driver_events_become_engine_inputs():
+    press = dev.ButtonPressed(**stamp(), button=dev.ConsoleButton.NO_MORE_BETS, supervisor=False)
+    assert isinstance(to_input(press), ConsoleCommand) and to_input(press).action == "no_more_bets"
+    shoe_button = dev.ButtonPressed(**stamp(), button=dev.ConsoleButton.NEW_SHOOTER, supervisor=False)
+    assert to_input(shoe_button, cards=True).action == "new_shoe" and to_input(shoe_button).action == "new_shooter"
+    assert to_input(dev.SupervisorKey(**stamp(), on=True)) == SupervisorKey(True, who="x")
+    lifted = dev.DomeStep(**stamp(), action=dev.DomeAction.LIFT, phase=dev.DomePhase.LIFTED, presses=3)
+    assert to_input(lifted) == DomeStep("lifted", "")
+    card = dev.CardOut(**stamp(), rank=12, suit=dev.Suit.HEARTS, seq=9)
+    assert to_input(card) == CardSeen("QH", 9)
+    spin = dev.WheelResult(**stamp(), spin=4, number=17, ball_direction=dev.Direction.COUNTERCLOCKWISE,
+                           faults=(dev.WheelFault.SAME_DIRECTION,))
+    assert to_input(spin) == SpinSeen(17, "ccw", "same_direction")
+
+
+@pytest.fixture
+def rendered_throw(tmp_path):
+    """One resting craps throw rendered by vision's synthetic table, as the camera's only frame."""
+    from vision import synthetic, synthetic_scenes
+
+    rng = np.random.default_rng(11)
+    rig = synthetic_scenes.random_rig("craps", rng)
+    image, truth = synthetic.render(rig.scene(synthetic_scenes.random_scene(rig, "valid", rng), rng, clean=True), rng)
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "throw.png"), image)
+    from vision.calibration import calibrate
+    from vision.layouts import layout_for
+
+    calibration = tmp_path / "calibration.json"  # what `tablehw vision calibrate` gives the table
+    calibrate(image, layout_for("craps")).save(calibration)
+    return folder, sorted(d.value for d in truth), calibration
+
+
+def test_craps_round_on_console_camera_and_vision(tmp_path, rendered_throw):
+    folder, faces, calibration = rendered_throw
+    source = str(ROOT / "config" / "sim-craps.toml")
+    config = load_config(source)
+    section = msgspec.convert({"console": PINS, "camera": {"kind": "replay", "path": str(folder), "fps": 60,
+                                                          "loop": True}}, DevicesSection)
+    factory = MockFactory()
+    evidence = EvidenceStore(tmp_path / "storage", 7)
+    table = HardwareTable(section, "craps", evidence, pin_factory=factory, calibration=str(calibration))
+    journal = Journal.open(tmp_path / "storage" / "journal.sqlite")
+    engine = RoundEngine(engine_settings(config), journal, Topics("tablehw", config.table.id),
+                         family_factory(config, source), table)
+    table.start(engine.inbox.put)
+    try:
+        assert table.handshake(5.0) == {"console": "connected", "camera": "connected"}
+        recovery.start(engine)
+        stop = threading.Event()
+        loop = threading.Thread(target=engine.run, args=(stop, 1), daemon=True)
+        loop.start()
+        pin = factory.pin(PINS["no_more_bets"])
+        pin.drive_low()
+        time.sleep(0.1)
+        pin.drive_high()
+        loop.join(30)
+        assert not loop.is_alive(), f"no result: phase {engine.phase}"
+        stop.set()
+    finally:
+        table.stop()
+    actions = [e for e in records(engine, "event") if e["kind"] == "dealer_action"]
+    assert actions[0]["detail"]["source"] == "gpio" and actions[0]["detail"]["action"] == "no_more_bets"
+    (result,) = [r for _, r in sent(engine, "/result")]
+    assert not result["void"] and sorted(result["faces"]) == faces  # what vision read is what was rendered
+    assert records(engine, "settlement")[0]["round"] == 1
+    assert result["evidence"]["ref"].endswith(".png") and (tmp_path / "storage" / result["evidence"]["ref"]).exists()
+    journal.close()
