@@ -33,14 +33,16 @@ def board_history(config: TableConfig, source: str) -> Any:
 
     name, table_id = game_name(config), config.table.id
     info = table_info(config, source)
+    board = config.board
+    settings = h.BoardSettings(board.last_n, board.window, board.hot_cold)
     if name == "craps":
-        return h.CrapsHistory(table_id, table=info)
+        return h.CrapsHistory(table_id, settings, info)
     if name in ("cussec", "banca_francesa"):
-        return h.ThreeDiceHistory(name, table_id, table=info)
+        return h.ThreeDiceHistory(name, table_id, settings, info)
     if name == "roulette":
-        return h.RouletteHistory(table_id, table=info)
+        return h.RouletteHistory(table_id, settings, info)
     if name == "punto_banco":
-        return h.BaccaratHistory(table_id, table=info)
+        return h.BaccaratHistory(table_id, settings, info)
     return None
 
 
