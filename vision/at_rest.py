@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from .errors import ImageError
-from .reading import Die, Pose, Reading
+from .reading import Die, Reading
 
 
 class AtRestDetector:
@@ -84,7 +84,7 @@ def agree(readings: list[Reading]) -> Reading:
     first = readings[0]
     tolerance = 0.25 * max(first.die_size_px, 1.0)
     if any(len(r.dice) != len(first.dice) for r in readings[1:]):
-        dice = tuple(replace(d, pose=Pose.UNCERTAIN) for d in first.dice)
+        dice = tuple(replace(d, sure=False) for d in first.dice)
         return replace(first, dice=dice, notes=first.notes + ("frames disagree on the number of dice",))
     dice = []
     disputed = 0
@@ -92,11 +92,11 @@ def agree(readings: list[Reading]) -> Reading:
         ok = True
         for r in readings[1:]:
             match = [o for o in r.dice if same_die(d, o, tolerance)]
-            if len(match) != 1 or match[0].value != d.value or match[0].pose != d.pose:
+            if len(match) != 1 or match[0].value != d.value or match[0].pose != d.pose or match[0].lie != d.lie:
                 ok = False
                 break
-        if not ok and d.pose is not Pose.UNCERTAIN:
-            d = replace(d, pose=Pose.UNCERTAIN)
+        if not ok and d.sure:
+            d = replace(d, sure=False)
             disputed += 1
         dice.append(d)
     notes = first.notes + ((f"{disputed} dice read differently across frames",) if disputed else ())

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from .camera_model import PinholeCamera
+from .camera_pose import camera_from_homography
 from .errors import CalibrationError
 from .layouts import ARUCO_DICTIONARY, Layout
 
@@ -47,6 +50,14 @@ class Calibration:
     image_size: tuple[int, int]  # width, height
     homography: np.ndarray  # 3x3, image pixels -> table mm
     error_mm: float  # RMS distance of the marker corners mapped back onto the table
+    camera_height_mm: float | None = None  # measured at installation; enables the 3D pose checks
+
+    @cached_property
+    def camera(self) -> PinholeCamera | None:
+        """The camera's pose (needs its height above the felt), or None."""
+        if self.camera_height_mm is None:
+            return None
+        return camera_from_homography(self.homography, self.image_size, self.camera_height_mm)
 
     @property
     def inverse(self) -> np.ndarray:
@@ -117,6 +128,7 @@ class Calibration:
             "image_size": list(self.image_size),
             "homography": self.homography.tolist(),
             "error_mm": round(self.error_mm, 3),
+            "camera_height_mm": self.camera_height_mm,
             "die_px": round(self.die_px, 2),
             "layout": self.layout.as_json(),
             "table_polygon_px": np.round(self.felt_px(), 2).tolist(),
@@ -148,11 +160,17 @@ class Calibration:
             raise CalibrationError(f"{path}: missing or malformed key: {exc}") from exc
         if hom.shape != (3, 3) or not np.isfinite(hom).all():
             raise CalibrationError(f"{path}: homography must be a finite 3x3 matrix")
-        return cls(layout, size, hom, float(doc.get("error_mm", 0.0)))
+        height = doc.get("camera_height_mm")
+        if height is not None and not (isinstance(height, (int, float)) and 100 <= height <= 10000):
+            raise CalibrationError(f"{path}: camera_height_mm must be 100-10000 mm, got {height!r}")
+        return cls(layout, size, hom, float(doc.get("error_mm", 0.0)), None if height is None else float(height))
 
 
-def calibrate(image: np.ndarray, layout: Layout) -> Calibration:
-    """Find the layout's four markers in `image` and compute the homography to table mm."""
+def calibrate(image: np.ndarray, layout: Layout, camera_height_mm: float | None = None) -> Calibration:
+    """Find the layout's four markers in `image` and compute the homography to table mm.
+
+    `camera_height_mm` (the lens above the felt, measured) lets the reader check poses in 3D.
+    """
     found = detect_markers(image)
     missing = sorted(set(layout.markers) - set(found))
     if missing:
@@ -165,7 +183,9 @@ def calibrate(image: np.ndarray, layout: Layout) -> Calibration:
     back = cv2.perspectiveTransform(src.reshape(-1, 1, 2), hom).reshape(-1, 2)
     error = float(np.sqrt(np.mean(np.sum((back - dst) ** 2, axis=1))))
     h, w = image.shape[:2]
-    return Calibration(layout, (w, h), hom, error)
+    if camera_height_mm is not None and not 100 <= camera_height_mm <= 10000:
+        raise CalibrationError(f"camera height must be 100-10000 mm, got {camera_height_mm}")
+    return Calibration(layout, (w, h), hom, error, camera_height_mm)
 
 
 def annotate(image: np.ndarray, cal: Calibration) -> np.ndarray:

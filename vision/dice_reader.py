@@ -20,7 +20,7 @@ from .errors import ImageError
 from .face_classifier import DEFAULT_WEIGHTS, FaceClassifier
 from .face_crops import crop, crop_matrix
 from .pip_reader import FACE_PX, SPAN, FaceRead, read_face
-from .pose import assign_poses
+from .pose import PoseContext, assign_poses
 from .reading import Die, Pose, Reading
 
 
@@ -47,6 +47,7 @@ class Found:
     isolated: bool
     p_die: float = 0.0
     probs: np.ndarray | None = None
+    pose_probs: np.ndarray | None = None  # learned pose (flat, cocked, stacked, leaning, overlapped)
     face: FaceRead | None = None
 
 
@@ -139,10 +140,13 @@ class DiceReader:
         for f in kept:
             base = crop(frame, f.x, f.y, f.die)
             crops += [base, np.rot90(base, 1), np.rot90(base, 2), np.rot90(base, 3)]
-        probs = net.classify(np.ascontiguousarray(np.stack(crops))).probs.reshape(len(kept), 4, -1).mean(axis=1)
+        scores = net.classify(np.ascontiguousarray(np.stack(crops)))
+        probs = scores.probs.reshape(len(kept), 4, -1).mean(axis=1)
+        poses = scores.poses.reshape(len(kept), 4, -1).mean(axis=1) if scores.poses is not None else [None] * len(kept)
         out = []
-        for f, p in zip(kept, probs):
+        for f, p, q in zip(kept, probs, poses):
             f.probs = p
+            f.pose_probs = q
             f.p_die = 1.0 - float(p[0])
             if f.p_die >= self.settings.die_threshold:
                 f.face = read_face(frame, f.x, f.y, f.die, f.angle)
@@ -176,8 +180,9 @@ class DiceReader:
             xs, ys = [p[0] for p in outline], [p[1] for p in outline]
             table_xy = self.calibration.to_table(f.x, f.y) if self.calibration is not None else None
             dice.append(Die(value, f.x, f.y, max(xs) - min(xs), max(ys) - min(ys), confidence,
-                            Pose.FLAT if sure else Pose.UNCERTAIN, outline, table_xy))
-        dice, blobs = assign_poses(dice, fg, self.calibration)
+                            Pose.FLAT, sure, outline, table_xy))
+        learned = [learned_lie(f.pose_probs) for f in found]
+        dice, blobs = assign_poses(dice, PoseContext(frame, fg, self.calibration, self.background), learned)
         dice.sort(key=lambda d: (d.y, d.x))
         return Reading(tuple(dice), tuple(blobs), fg.die_size, (frame.shape[1], frame.shape[0]),
                        self.calibration is not None)
@@ -185,6 +190,16 @@ class DiceReader:
 
 def _face_matrix(f: Found, angle: float) -> np.ndarray:
     return crop_matrix(f.x, f.y, f.die, angle, FACE_PX, SPAN)
+
+
+def learned_lie(pose_probs: np.ndarray | None) -> Pose | None:
+    """The pose head's verdict: flat unless another pose is more likely (None without a pose head)."""
+    if pose_probs is None:
+        return None
+    return LEARNED_POSES[int(np.argmax(pose_probs))]
+
+
+LEARNED_POSES = (Pose.FLAT, Pose.COCKED, Pose.STACKED, Pose.OVERLAPPING, Pose.OVERLAPPING)
 
 
 def coverage(fg: Foreground, x: float, y: float, die: float, angle: float) -> float:

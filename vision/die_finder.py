@@ -72,8 +72,11 @@ def relit(background: np.ndarray, lab: np.ndarray) -> np.ndarray:
     return out
 
 
-def foreground_score(lab: np.ndarray, background: np.ndarray | None) -> np.ndarray:
-    """Per-pixel difference from the table in Lab (uint8); the background is estimated when not given."""
+def foreground_score(lab: np.ndarray, background: np.ndarray | None, relight: bool = True) -> np.ndarray:
+    """Per-pixel difference from the table in Lab (uint8); the background is estimated when not given.
+
+    `relight` scales the given background's lightness to the frame's light first.
+    """
     kernel = np.ones((3, 3), np.uint8)
     shadows_known = background is not None
     # A white die on a white table differs mostly by its outline and pips: local lightness range.
@@ -84,7 +87,8 @@ def foreground_score(lab: np.ndarray, background: np.ndarray | None) -> np.ndarr
         k = max(3, (min(small.shape[:2]) // 5) | 1)
         background = cv2.resize(cv2.medianBlur(small, min(k, 31)), (w, h), interpolation=cv2.INTER_LINEAR)
     else:
-        background = relit(background, lab)
+        if relight:
+            background = relit(background, lab)
         # Lines, grain and walls of the table have edges of their own: count only new edges.
         edges = cv2.subtract(edges, cv2.dilate(cv2.morphologyEx(background[..., 0], cv2.MORPH_GRADIENT, kernel),
                                                kernel))

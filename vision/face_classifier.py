@@ -12,14 +12,17 @@ from .errors import VisionError
 
 DEFAULT_WEIGHTS = Path(__file__).resolve().parent / "weights" / "face_net.onnx"
 N_CLASSES = 7  # 0 = no die centred in the crop, 1-6 = the top face
+POSES = ("flat", "cocked", "stacked", "leaning", "overlapped")  # the optional pose head
 
 
 @dataclass(frozen=True, slots=True)
 class FaceScores:
-    """Per crop: class probabilities (N, 7; column 0 = no die) and the die centre offset (N, 2) in die edges."""
+    """Per crop: class probabilities (N, 7; column 0 = no die), the die centre offset (N, 2) in die edges,
+    and pose probabilities (N, 5) when the network has a pose head (else None)."""
 
     probs: np.ndarray
     offsets: np.ndarray
+    poses: np.ndarray | None = None
 
 
 class FaceClassifier:
@@ -33,8 +36,6 @@ class FaceClassifier:
             self.net = cv2.dnn.readNetFromONNX(str(self.weights))
         except cv2.error as exc:
             raise VisionError(f"cannot load face classifier {self.weights}: {exc}") from exc
-        self.net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
-        self.net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
 
     def classify(self, crops: list[np.ndarray] | np.ndarray) -> FaceScores:
         if len(crops) == 0:
@@ -42,9 +43,13 @@ class FaceClassifier:
         batch = np.asarray(crops, np.float32) * (1.0 / 255.0) - 0.5
         blob = np.ascontiguousarray(batch.transpose(0, 3, 1, 2))
         self.net.setInput(blob)
-        out = self.net.forward().reshape(len(crops), N_CLASSES + 2)
-        logits = out[:, :N_CLASSES]
-        logits = logits - logits.max(axis=1, keepdims=True)
-        e = np.exp(logits)
-        return FaceScores(e / e.sum(axis=1, keepdims=True), out[:, N_CLASSES:].copy())
+        out = self.net.forward()
+        out = out.reshape(len(crops), -1)
+        poses = softmax(out[:, N_CLASSES + 2:N_CLASSES + 2 + len(POSES)]) if out.shape[1] > N_CLASSES + 2 else None
+        return FaceScores(softmax(out[:, :N_CLASSES]), out[:, N_CLASSES:N_CLASSES + 2].copy(), poses)
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
 

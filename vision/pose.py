@@ -1,24 +1,39 @@
-"""How each die lies, from the geometry of what was seen: flat, touching, cocked, stacked or overlapping.
+"""How each die lies: flat, touching, cocked, stacked or overlapping, from the silhouette seen.
 
-The top face of a flat die is a square of the expected size. A cocked die shows a foreshortened top
-face beside a side face; a stacked die hides another under it, whose corners stick out; two dice that
-overlap share one blob with less area than two flat dice. Blobs no die explains are kept as `Blob`s.
+With a calibrated camera of known height the silhouette of every group of touching dice is fitted
+in 3D (pose_fit): flat dice first; if flat dice do not explain it, a die tipped on an edge (cocked),
+a die on another (stacked) or a die leaning on its neighbour (overlapping). Without that camera
+only `touching` is told (dice sharing one blob). Blobs no die explains are kept as `Blob`s.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+import math
+from dataclasses import dataclass, replace
 
+import cv2
 import numpy as np
 
-from .die_finder import Foreground
+from .calibration import Calibration
+from .die_finder import Foreground, foreground_score
+from .pose_fit import DiePose, Fit, SilhouetteFitter
 from .reading import Blob, Die, Pose
+
+FLAT_OK = 0.86  # a flat-die explanation this good is accepted without trying others
+BETTER_BY = 0.04  # another explanation must beat the flat one by this much
+SILHOUETTE_LEVEL = 40  # foreground score of a die pixel at full resolution
+
+
+@dataclass(slots=True)
+class PoseContext:
+    frame: np.ndarray
+    fg: Foreground
+    calibration: Calibration | None
+    background: np.ndarray | None
 
 
 def blob_of(die: Die, fg: Foreground) -> int | None:
     """Index of the foreground blob whose contour holds the die centre."""
-    import cv2
-
     for i, b in enumerate(fg.blobs):
         if abs(die.x - b.x) <= b.w / 2 + 1 and abs(die.y - b.y) <= b.h / 2 + 1:
             if cv2.pointPolygonTest(b.contour, (float(die.x), float(die.y)), False) >= 0:
@@ -26,22 +41,131 @@ def blob_of(die: Die, fg: Foreground) -> int | None:
     return None
 
 
-def assign_poses(dice: list[Die], fg: Foreground, calibration=None) -> tuple[list[Die], list[Blob]]:
-    """Mark dice that touch another; keep die-sized blobs no die explains."""
-    d = fg.die_size
-    owners = [blob_of(die, fg) for die in dice]
-    out = []
-    for i, die in enumerate(dice):
-        near = [j for j, other in enumerate(dice) if j != i and owners[j] is not None and owners[j] == owners[i]
-                and np.hypot(die.x - other.x, die.y - other.y) < 1.45 * d]
-        if near and die.pose is Pose.FLAT:
-            die = replace(die, pose=Pose.TOUCHING)
-        out.append(die)
+def top_faces(window: np.ndarray, mask: np.ndarray, die_px: float) -> np.ndarray | None:
+    """The brightest, face-lit parts of the silhouette (light from above): the top faces."""
+    if not mask.any():
+        return None
+    value = window.max(axis=2)
+    level, _ = cv2.threshold(value[mask > 0].reshape(-1, 1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    top = ((value > level) & (mask > 0)).astype(np.uint8)
+    k = max(3, int(0.25 * die_px) | 1)
+    top = cv2.morphologyEx(top, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    contours, _ = cv2.findContours(top, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    filled = np.zeros_like(top)
+    cv2.drawContours(filled, [c for c in contours if cv2.contourArea(c) >= 0.2 * die_px ** 2], -1, 1, -1)
+    return filled & (mask > 0)
+
+
+def silhouette(ctx: PoseContext, blob: int) -> tuple[np.ndarray, tuple[int, int]]:
+    """The blob's silhouette at full resolution (shadows left out when the empty table is known)."""
+    b = ctx.fg.blobs[blob]
+    pad = 0.6 * ctx.fg.die_size
+    h, w = ctx.frame.shape[:2]
+    x0, y0 = max(0, int(b.x - b.w / 2 - pad)), max(0, int(b.y - b.h / 2 - pad))
+    x1, y1 = min(w, int(b.x + b.w / 2 + pad) + 1), min(h, int(b.y + b.h / 2 + pad) + 1)
+    if ctx.background is None:
+        s = ctx.fg.scale
+        small = ctx.fg.mask[int(y0 * s):int(np.ceil(y1 * s)), int(x0 * s):int(np.ceil(x1 * s))]
+        return cv2.resize(small, (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR), (x0, y0)
+    lab = cv2.cvtColor(ctx.frame[y0:y1, x0:x1], cv2.COLOR_BGR2LAB)
+    bg = cv2.cvtColor(ctx.background[y0:y1, x0:x1], cv2.COLOR_BGR2LAB)
+    ring = np.ones(lab.shape[:2], bool)
+    ring[2:-2, 2:-2] = False
+    gain = float(np.median(lab[..., 0][ring])) / max(float(np.median(bg[..., 0][ring])), 1.0)
+    bg[..., 0] = np.clip(bg[..., 0] * gain, 0, 255).astype(np.uint8)
+    score = foreground_score(lab, bg, relight=False)
+    mask = (score > SILHOUETTE_LEVEL).astype(np.uint8)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    filled = np.zeros_like(mask)
+    big = [c for c in contours if cv2.contourArea(c) >= 0.25 * ctx.fg.die_size ** 2]
+    cv2.drawContours(filled, big, -1, 1, -1)
+    return filled, (x0, y0)
+
+
+def initial_pose(die: Die, cal: Calibration) -> DiePose:
+    """Where a flat die would be whose top face is centred where the die was seen."""
+    cam = cal.camera
+    top = cal.layout.die_mm
+
+    def on_plane(u: float, v: float, z: float) -> np.ndarray:
+        ray = cam.rotation.T @ np.linalg.inv(cam.intrinsics) @ np.array([u, v, 1.0])
+        t = (z - cam.position[2]) / ray[2]
+        return cam.position + t * ray
+
+    c = on_plane(die.x, die.y, top)
+    a = math.atan2(die.outline[1][1] - die.outline[0][1], die.outline[1][0] - die.outline[0][0]) if die.outline else 0.0
+    p = on_plane(die.x + 10 * math.cos(a), die.y + 10 * math.sin(a), top)
+    return DiePose(float(c[0]), float(c[1]), math.atan2(p[1] - c[1], p[0] - c[0]))
+
+
+def fit_group(fitter: SilhouetteFitter, group: list[Die], cal: Calibration) -> tuple[Fit, int | None]:
+    """The best explanation of a group of dice; and which die is tipped (cocked/leaning), if any."""
+    poses = [initial_pose(d, cal) for d in group]
+    flat = fitter.fit_flat(poses)
+    if flat.iou >= FLAT_OK:
+        return flat, None
+    best, tipped = flat, None
+    if len(group) == 1:
+        cocked = fitter.fit_tilted(list(flat.poses), 0, "cocked", (10, 15, 20, 26, 32, 38, 44))
+        stacked = fitter.fit_stacked(flat.poses[0])
+        for fit in (cocked, stacked):
+            if fit.iou > best.iou + BETTER_BY and fit.iou > best.iou:
+                best, tipped = fit, 0
+    else:
+        for i in range(len(group)):
+            leaning = fitter.fit_tilted(list(flat.poses), i, "leaning", (15, 22, 29, 36, 43))
+            if leaning.iou > best.iou + BETTER_BY and leaning.iou > best.iou:
+                best, tipped = leaning, i
+    return best, tipped
+
+
+def assign_poses(dice: list[Die], ctx: PoseContext, learned: list[Pose | None] | None = None
+                 ) -> tuple[list[Die], list[Blob]]:
+    """Set each die's `lie` (from the learned pose head when given, else the 3D fit when the camera
+    is known); keep die-sized blobs no die explains."""
+    fg, cal = ctx.fg, ctx.calibration
+    owners = [blob_of(d, fg) for d in dice]
+    out = list(dice)
+    groups: dict[int, list[int]] = {}
+    for i, o in enumerate(owners):
+        # A die outside every blob is a group of its own (key below 0).
+        groups.setdefault(o if o is not None else -1 - i, []).append(i)
+    for blob, members in groups.items():
+        lies = {i: Pose.TOUCHING if any(j != i and np.hypot(dice[i].x - dice[j].x, dice[i].y - dice[j].y)
+                                        < 1.45 * fg.die_size for j in members) else Pose.FLAT for i in members}
+        if learned and all(learned[i] is not None for i in members):
+            for i in members:
+                if learned[i] is not Pose.FLAT:
+                    lies[i] = learned[i]
+            for i in members:
+                out[i] = replace(out[i], lie=lies[i])
+            continue
+        if cal is not None and cal.camera is not None and blob >= 0:
+            mask, origin = silhouette(ctx, blob)
+            window = ctx.frame[origin[1]:origin[1] + mask.shape[0], origin[0]:origin[0] + mask.shape[1]]
+            top = top_faces(window, mask, fg.die_size) if ctx.background is not None else None
+            fitter = SilhouetteFitter(cal.camera, cal.layout.die_mm, mask, origin, top)
+            fit, tipped = fit_group(fitter, [dice[i] for i in members], cal)
+            if fit.kind == "cocked":
+                lies[members[0]] = Pose.COCKED
+            elif fit.kind == "stacked":
+                lies[members[0]] = Pose.STACKED
+            elif fit.kind == "leaning" and tipped is not None:
+                lies[members[tipped]] = Pose.OVERLAPPING
+            for k, i in enumerate(members):
+                tilt = math.degrees(fit.poses[k].tilt) if k < len(fit.poses) and fit.kind != "stacked" else 0.0
+                out[i] = replace(out[i], lie=lies[i], tilt_deg=round(tilt, 1))
+            continue
+        for i in members:
+            out[i] = replace(out[i], lie=lies[i])
     blobs = []
+    d = fg.die_size
     used = {o for o in owners if o is not None}
     for i, b in enumerate(fg.blobs):
         if i in used or not 0.4 * d * d <= b.area <= 4.0 * d * d:
             continue
-        table_xy = calibration.to_table(b.x, b.y) if calibration is not None else None
+        table_xy = cal.to_table(b.x, b.y) if cal is not None else None
         blobs.append(Blob(b.x, b.y, b.w, b.h, "unread", table_xy))
     return out, blobs

@@ -14,7 +14,7 @@ class Pose(str, Enum):
     STACKED = "stacked"  # flat on top of another die
     OVERLAPPING = "overlapping"  # leaning on another die: the two outlines overlap
     TOUCHING = "touching"  # flat on the table, side against another die
-    UNCERTAIN = "uncertain"  # the reader is not sure of its value: the value is not a read
+    UNCERTAIN = "uncertain"  # reported for a die whose value is not sure (never a `lie`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,8 +23,9 @@ class Die:
 
     `x`, `y` are the centre and `w`, `h` the axis-aligned box size in image pixels; `outline` is the
     die's outline (four corners of its top face, pixels). `table_xy` is its centre in table
-    millimetres when the reader is calibrated. When `pose` is `UNCERTAIN`, `value` is only a guess
-    (or None) and must never be used as a result.
+    millimetres when the reader is calibrated. `lie` is how the die lies (geometry); `sure` says
+    whether the value is a read. `pose` is what is reported: `uncertain` when the reader is not
+    sure (the value is then only a guess, or None, and must never be used as a result), else `lie`.
     """
 
     value: int | None
@@ -33,19 +34,26 @@ class Die:
     w: float
     h: float
     confidence: float
-    pose: Pose
+    lie: Pose = Pose.FLAT
+    sure: bool = True
     outline: tuple[tuple[float, float], ...] = ()
     table_xy: tuple[float, float] | None = None
-    tilt: float = 0.0  # share of the top face foreshortened (0 = level, ~0.3 = cocked on an edge)
+    tilt_deg: float = 0.0  # fitted tilt of the top face (calibrated readers)
+
+    @property
+    def pose(self) -> Pose:
+        return self.lie if self.is_read else Pose.UNCERTAIN
 
     @property
     def is_read(self) -> bool:
         """True when the value is a read (the reader is sure of it)."""
-        return self.pose is not Pose.UNCERTAIN and self.value is not None
+        return self.sure and self.value is not None
 
     def as_json(self) -> dict:
         out = {"value": self.value, "x": round(self.x, 1), "y": round(self.y, 1), "w": round(self.w, 1),
                "h": round(self.h, 1), "confidence": round(self.confidence, 3), "pose": self.pose.value}
+        if self.lie is not self.pose:
+            out["lie"] = self.lie.value
         if self.table_xy is not None:
             out["table_mm"] = [round(self.table_xy[0], 1), round(self.table_xy[1], 1)]
         return out

@@ -16,13 +16,12 @@ import cv2
 import numpy as np
 
 from .camera_model import PinholeCamera
+from .die_geometry import FACE_NORMALS, corners
 from .layouts import ARUCO_DICTIONARY, Layout
 
 TEXTURE_PX_PER_MM = 2.0
 FACE_TEX = 64
 LIGHT = np.array([0.25, -0.35, 1.0]) / np.linalg.norm([0.25, -0.35, 1.0])
-# Unit normals of the faces in the die's own frame (opposite faces sum to 7).
-FACE_NORMALS = {1: (0, 0, 1), 6: (0, 0, -1), 2: (1, 0, 0), 5: (-1, 0, 0), 3: (0, 1, 0), 4: (0, -1, 0)}
 PIPS = {
     1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)], 4: [(-1, -1), (-1, 1), (1, -1), (1, 1)],
     5: [(-1, -1), (-1, 1), (1, -1), (1, 1), (0, 0)], 6: [(-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)],
@@ -63,9 +62,7 @@ class SceneDie:
         return float(np.degrees(np.arccos(np.clip(n[2], -1, 1))))
 
     def corners(self) -> np.ndarray:
-        h = self.size_mm / 2.0
-        local = np.array([(x, y, z) for x in (-h, h) for y in (-h, h) for z in (-h, h)], float)
-        return local @ self.rotation.T + self.centre
+        return corners(self.centre, self.rotation, self.size_mm)
 
 
 @dataclass(slots=True)

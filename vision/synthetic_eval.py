@@ -118,7 +118,8 @@ def evaluate_synthetic(n_throws: int, seed: int = 0, classifier="default", games
         if rig is None or rig.game != game or i % throws_per_rig < len(games):
             rig = random_rig(game, rng)
             empty, _ = render(rig.scene([], rng, clean=True), rng)
-            reader = DiceReader(calibrate(empty, rig.layout), classifier=classifier, background=empty)
+            reader = DiceReader(calibrate(empty, rig.layout, float(rig.camera.position[2])), classifier=classifier,
+                                background=empty)
         kinds = list(EXPECTED[game])
         kind = kinds[int(rng.integers(0, len(kinds)))]
         dice = random_scene(rig, kind, rng)

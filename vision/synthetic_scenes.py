@@ -13,33 +13,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .camera_model import PinholeCamera, rotation
+from .camera_model import PinholeCamera
+from .die_geometry import resting_rotation
 from .layouts import Layout, layout_for
-from .synthetic import FACE_NORMALS, RED, WHITE, DieStyle, Scene, SceneDie
+from .synthetic import RED, WHITE, DieStyle, Scene, SceneDie
 
 KINDS = ("valid", "cocked", "stacked", "overlapping", "touching", "off_table", "not_past_middle", "wall_bounce")
 DICE_PER_GAME = {"craps": 2, "banca-francesa": 3, "cussec": 3, "paikao": 4}
-
-
-def align(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """A rotation taking unit vector a onto unit vector b."""
-    v = np.cross(a, b)
-    c = float(a @ b)
-    if np.linalg.norm(v) < 1e-9:
-        return np.eye(3) if c > 0 else np.diag([1.0, -1.0, -1.0]) if abs(a[0]) > 0.5 else np.diag([-1.0, 1.0, -1.0])
-    vx = np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
-    return np.eye(3) + vx + vx @ vx * (1.0 / (1.0 + c))
-
-
-def resting_rotation(top: int, yaw: float, tilt: float = 0.0, tilt_dir: float = 0.0) -> np.ndarray:
-    """Rotation with face `top` up, turned by `yaw` and tipped by `tilt` (radians) towards `tilt_dir`."""
-    r = align(np.array(FACE_NORMALS[top], float), np.array([0.0, 0.0, 1.0]))
-    r = rotation(0.0, 0.0, yaw) @ r
-    if tilt:
-        axis = np.array([-math.sin(tilt_dir), math.cos(tilt_dir), 0.0])
-        k = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
-        r = (np.eye(3) + math.sin(tilt) * k + (1 - math.cos(tilt)) * k @ k) @ r
-    return r
 
 
 def placed(x: float, y: float, rot: np.ndarray, style: DieStyle, pose: str, size: float, base: float = 0.0) -> SceneDie:
@@ -138,8 +118,10 @@ def random_scene(rig: TableRig, kind: str, rng: np.random.Generator) -> list[Sce
         return dice
     if kind == "cocked":
         x, y = spots[0]
-        tilt = math.radians(rng.uniform(14, 40))
-        rot = resting_rotation(int(rng.integers(1, 7)), rng.uniform(0, 2 * math.pi), tilt, rng.uniform(0, 2 * math.pi))
+        # Resting on one edge (against a chip stack, a wall or the dome), tipped 15-44 degrees.
+        tilt = math.radians(rng.uniform(15, 44))
+        yaw = rng.uniform(0, 2 * math.pi)
+        rot = resting_rotation(int(rng.integers(1, 7)), yaw, tilt, yaw + int(rng.integers(0, 4)) * math.pi / 2)
         dice[0] = placed(x, y, rot, rig.style, "cocked", d)
         return dice
     if kind == "off_table":

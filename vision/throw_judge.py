@@ -108,24 +108,24 @@ def judge(reading: Reading, rules: ThrowRules, calibration: Calibration | None =
                 place = "outside the dome" if rules.in_dome else "off the felt"
                 return void(VoidReason.OFF_TABLE, f"{where(d)} is {place} ({rules.source})")
     for d in dice:
-        if d.pose is Pose.STACKED and rules.stacked_void:
+        if d.lie is Pose.STACKED and rules.stacked_void:
             return void(VoidReason.STACKED, f"{where(d)} rests on another die")
     for d in dice:
-        if d.pose is Pose.OVERLAPPING and rules.overlapping_void:
+        if d.lie is Pose.OVERLAPPING and rules.overlapping_void:
             return void(VoidReason.OVERLAPPING, f"{where(d)} overlaps another die ({rules.source})")
     for d in dice:
-        if d.pose is Pose.COCKED and rules.cocked_void:
+        if d.lie is Pose.COCKED and rules.cocked_void:
             return void(VoidReason.COCKED, f"{where(d)} is cocked on an edge ({rules.source})")
     if rules.n_dice and len(dice) != rules.n_dice:
         return void(VoidReason.WRONG_COUNT, f"{len(dice)} dice seen, {rules.game} throws {rules.n_dice}")
     for d in dice:
-        if d.pose is Pose.UNCERTAIN or d.value is None:
+        if not d.is_read:
             return void(VoidReason.UNCERTAIN, f"{where(d)}: the reader is not sure of its value")
     if rules.must_pass_middle and calibration is not None and calibration.layout.middle is not None:
         ok, why = passed_middle(reading, track, calibration)
         if not ok:
             return void(VoidReason.NOT_PAST_MIDDLE, f"{why} ({rules.source})")
     values = tuple(d.value for d in dice)
-    notes = [f"die {i + 1} {d.pose.value}: most exposed face {d.value}" for i, d in enumerate(dice)
-             if d.pose in (Pose.COCKED, Pose.OVERLAPPING)]
+    notes = [f"die {i + 1} {d.lie.value}: most exposed face {d.value}" for i, d in enumerate(dice)
+             if d.lie in (Pose.COCKED, Pose.OVERLAPPING)]
     return Verdict(True, None, values, "; ".join(notes) or "every die flat and read")

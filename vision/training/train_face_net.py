@@ -18,15 +18,16 @@ import numpy as np
 import torch
 from torch import nn
 
-from vision.dataset import DEVELOPMENT, is_tuning, label_path, list_images, read_labels, split_of
+from vision.dataset import DEVELOPMENT, LabelledDie, is_tuning, label_path, list_images, read_labels, split_of
 from vision.die_finder import find_foreground
 from vision.face_crops import CROP_DIES, CROP_PX, crop_matrix
 
 N_CLASSES = 7  # 0 = no die centred here, 1-6 = the top face
+N_POSES = 5  # flat, cocked, stacked, leaning (on another die), overlapped (another die leans on it)
 
 
 class FaceNet(nn.Module):
-    """Three conv stages and a linear head: 7 class logits then (dx, dy) in die edges."""
+    """Three conv stages and a linear head: 7 class logits, (dx, dy) in die edges, 5 pose logits."""
 
     def __init__(self, width: int = 16) -> None:
         super().__init__()
@@ -41,7 +42,7 @@ class FaceNet(nn.Module):
             *block(2 * w, 4 * w), *block(4 * w, 4 * w), nn.MaxPool2d(2),
             *block(4 * w, 4 * w),
             nn.AdaptiveAvgPool2d(1), nn.Flatten())
-        self.head = nn.Sequential(nn.Dropout(0.2), nn.Linear(4 * w, N_CLASSES + 2))
+        self.head = nn.Sequential(nn.Dropout(0.2), nn.Linear(4 * w, N_CLASSES + 2 + N_POSES))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.features(x))
@@ -53,9 +54,30 @@ class Scene:
     def __init__(self, image: Path, labels: Path) -> None:
         self.frame = cv2.imread(str(image))
         h, w = self.frame.shape[:2]
+        self.poses: list[int] = []
+        lines = [ln.split() for ln in labels.read_text().splitlines() if ln.strip()]
+        if lines and len(lines[0]) == 6:  # rendered tables: a pose column after the box
+            self.poses = [int(p[5]) for p in lines]
+            stripped = labels.with_suffix(".yolo")
+            stripped.write_text("\n".join(" ".join(p[:5]) for p in lines) + "\n")
+            labels = stripped
         self.dice = read_labels(labels, w, h)
-        fg = find_foreground(self.frame)
-        self.die = fg.die_size
+        if not self.poses:
+            self.poses = [0] * len(self.dice)  # the photos: every die lies flat
+        known = labels.with_suffix(".die")  # rendered frames: the calibrated die size the reader uses
+        self.die = float(known.read_text()) if known.is_file() else None
+        if self.die is not None and self.dice:
+            # Keep rendered frames small in memory: the dice and four dice around them.
+            m = 4 * self.die
+            x0 = max(0, int(min(d.x for d in self.dice) - m))
+            y0 = max(0, int(min(d.y for d in self.dice) - m))
+            x1 = min(w, int(max(d.x for d in self.dice) + m))
+            y1 = min(h, int(max(d.y for d in self.dice) + m))
+            self.frame = self.frame[y0:y1, x0:x1].copy()
+            self.dice = tuple(LabelledDie(d.value, d.x - x0, d.y - y0, d.w, d.h) for d in self.dice)
+        fg = find_foreground(self.frame, die_size=self.die)
+        if self.die is None:
+            self.die = fg.die_size
         self.centres = np.array([(d.x, d.y) for d in self.dice], np.float32).reshape(-1, 2)
         self.sizes = np.array([max(d.w, d.h) for d in self.dice], np.float32)
         self.negatives = [(c.x, c.y) for c in fg.candidates if self.nearest(c.x, c.y)[1] > 0.6]
@@ -80,7 +102,7 @@ def augment_colour(img: np.ndarray, rng: random.Random) -> np.ndarray:
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
-def sample(scene: Scene, rng: random.Random, positive: bool) -> tuple[np.ndarray, int, float, float]:
+def sample(scene: Scene, rng: random.Random, positive: bool) -> tuple[np.ndarray, int, float, float, int]:
     """A random augmented crop: positives centred near a die (class = its value), else a negative."""
     die = scene.die * rng.uniform(0.85, 1.18)
     angle = rng.uniform(0, 360)
@@ -96,8 +118,10 @@ def sample(scene: Scene, rng: random.Random, positive: bool) -> tuple[np.ndarray
         h, w = scene.frame.shape[:2]
         x, y = rng.uniform(0, w), rng.uniform(0, h)
     i, dist = scene.nearest(x, y)
+    pose = -1
     if dist < 0.3 * 0.75 + 1e-6 and i >= 0:
         label = scene.dice[i].value
+        pose = scene.poses[i]
         m = crop_matrix(x, y, die, angle)
         gx, gy = m @ np.array([scene.dice[i].x, scene.dice[i].y, 1.0])
         span = CROP_PX / CROP_DIES  # crop pixels per die edge
@@ -111,7 +135,7 @@ def sample(scene: Scene, rng: random.Random, positive: bool) -> tuple[np.ndarray
     if rng.random() < 0.5:
         img = img[:, ::-1].copy()
         dx = -dx
-    return augment_colour(img, rng), label, dx, dy
+    return augment_colour(img, rng), label, dx, dy, pose
 
 
 def to_tensor(imgs: list[np.ndarray]) -> torch.Tensor:
@@ -127,12 +151,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--steps", type=int, default=200, help="batches per epoch")
     ap.add_argument("--holdout-val", action="store_true", help="keep the inner validation part out of training")
     ap.add_argument("--seed", type=int, default=4)
+    ap.add_argument("--extra-share", type=float, default=0.4, help="share of samples from --extra scenes")
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
     torch.manual_seed(args.seed)
     np.random.seed(args.seed)
     torch.set_num_threads(2)
-    scenes = []
+    scenes, extra = [], []
     for image in list_images(args.dataset):
         if split_of(image.name) != DEVELOPMENT:
             continue  # the held-back split is never read here
@@ -141,8 +166,13 @@ def main(argv: list[str] | None = None) -> int:
         scenes.append(Scene(image, label_path(args.dataset, image)))
     if args.extra:
         for image in list_images(args.extra):
-            scenes.append(Scene(image, label_path(args.extra, image)))
-    print(f"{len(scenes)} training images, {sum(len(s.dice) for s in scenes)} dice", flush=True)
+            extra.append(Scene(image, label_path(args.extra, image)))
+    print(f"{len(scenes)} photos ({sum(len(s.dice) for s in scenes)} dice), {len(extra)} rendered frames "
+          f"({sum(len(s.dice) for s in extra)} dice)", flush=True)
+
+    def pick() -> Scene:
+        return rng.choice(extra) if extra and rng.random() < args.extra_share else rng.choice(scenes)
+
     net = FaceNet()
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=args.epochs * args.steps)
@@ -152,15 +182,17 @@ def main(argv: list[str] | None = None) -> int:
         net.train()
         t0, total, correct, seen = time.monotonic(), 0.0, 0, 0
         for _ in range(args.steps):
-            items = [sample(rng.choice(scenes), rng, rng.random() < 0.6) for _ in range(batch)]
+            items = [sample(pick(), rng, rng.random() < 0.6) for _ in range(batch)]
             x = to_tensor([i[0] for i in items])
             y = torch.tensor([i[1] for i in items])
             off = torch.tensor([[i[2], i[3]] for i in items], dtype=torch.float32)
             out = net(x)
             pos = y > 0
             loss = ce(out[:, :N_CLASSES], y)
+            pose = torch.tensor([i[4] for i in items])
             if pos.any():
-                loss = loss + 2.0 * nn.functional.smooth_l1_loss(out[pos, N_CLASSES:], off[pos], beta=0.1)
+                loss = loss + 2.0 * nn.functional.smooth_l1_loss(out[pos, N_CLASSES:N_CLASSES + 2], off[pos], beta=0.1)
+                loss = loss + 0.5 * ce(out[pos, N_CLASSES + 2:], pose[pos])
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -170,13 +202,20 @@ def main(argv: list[str] | None = None) -> int:
             seen += batch
         print(f"epoch {epoch + 1}: loss {total / args.steps:.4f} acc {correct / seen:.4f} "
               f"({time.monotonic() - t0:.0f} s)", flush=True)
+        if (epoch + 1) % 10 == 0 or epoch + 1 == args.epochs:
+            export(net, args.out)
+    return 0
+
+
+def export(net: nn.Module, out: Path) -> None:
+    """Write the network as ONNX (batch size free) for cv2.dnn."""
     net.eval()
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(net, torch.zeros(1, 3, CROP_PX, CROP_PX), str(args.out), input_names=["crop"],
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(net, torch.zeros(1, 3, CROP_PX, CROP_PX), str(out), input_names=["crop"],
                       output_names=["out"], dynamic_axes={"crop": {0: "n"}, "out": {0: "n"}}, opset_version=13,
                       dynamo=False)
-    print(f"wrote {args.out} ({args.out.stat().st_size} bytes)")
-    return 0
+    net.train()
+    print(f"wrote {out} ({out.stat().st_size} bytes)", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,1 @@
+"""Tests of the vision package: real photos, rendered tables, calibration, judgement, CLI."""

@@ -1,0 +1,96 @@
+"""At rest: a 30 fps stream of rendered frames, dice rolling then still; agreement of several readings."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from vision.at_rest import AtRestDetector, agree
+from vision.dice_reader import DiceReader
+from vision.reading import Die, Pose, Reading
+from vision.synthetic import SceneDie, render
+from vision.synthetic_scenes import random_scene, throw_track
+from vision.throw_judge import rules_for
+from vision.throw_watch import ThrowWatcher
+
+
+def rolling_then_still(rig, rng, moving=8, still=20):
+    """Frames of a throw: the dice roll across the felt, then lie still (new sensor noise each frame)."""
+    dice = random_scene(rig, "valid", rng)
+    frames = []
+    for row in throw_track(rig, dice, "valid", rng, moving):
+        rolling = [SceneDie(np.array([x, y, d.centre[2]]), d.rotation, d.style, "moving", d.size_mm)
+                   for (x, y), d in zip(row, dice)]
+        frames.append(render(rig.scene(rolling, rng), rng)[0])
+    scene = rig.scene(dice, rng)
+    for _ in range(still):
+        frames.append(render(scene, rng)[0])
+    return frames, dice
+
+
+def test_at_rest_only_after_the_window_of_still_frames(craps_rig):
+    rig, _, _ = craps_rig
+    rng = np.random.default_rng(1)
+    frames, _ = rolling_then_still(rig, rng, moving=8, still=20)
+    detector = AtRestDetector(window=10)
+    said = [detector.update(f) for f in frames]
+    assert not any(said[:8 + 9]), "at rest before ten still frames"
+    assert all(said[8 + 10:]), "not at rest after ten still frames"
+
+
+def test_motion_anywhere_in_the_region_restarts_the_window(craps_rig):
+    rig, empty, _ = craps_rig
+    detector = AtRestDetector(window=3)
+    for _ in range(5):
+        assert detector.update(empty) is False or detector.still >= 3
+    assert detector.at_rest
+    moved = empty.copy()
+    moved[300:340, 600:640] = 255
+    assert detector.update(moved) is False
+    assert detector.still == 0
+
+
+def test_window_must_be_positive():
+    with pytest.raises(ValueError):
+        AtRestDetector(window=0)
+
+
+def die(value, x, lie=Pose.FLAT, sure=True):
+    return Die(value, x, 100.0, 25.0, 25.0, 0.99, lie, sure)
+
+
+def test_agreeing_frames_keep_the_reads():
+    r = Reading((die(3, 100), die(5, 200)), die_size_px=25.0)
+    out = agree([r, r, r])
+    assert out.values == (3, 5) and out.all_read
+
+
+def test_a_die_read_differently_in_one_frame_becomes_uncertain():
+    a = Reading((die(3, 100), die(5, 200)), die_size_px=25.0)
+    b = Reading((die(3, 101), die(6, 200)), die_size_px=25.0)
+    out = agree([a, a, b])
+    assert [d.pose for d in out.dice] == [Pose.FLAT, Pose.UNCERTAIN]
+    assert out.values == (3,)
+
+
+def test_frames_that_disagree_on_the_count_make_every_die_uncertain():
+    a = Reading((die(3, 100), die(5, 200)), die_size_px=25.0)
+    b = replace(a, dice=a.dice[:1])
+    out = agree([a, b])
+    assert not any(d.is_read for d in out.dice)
+
+
+def test_watcher_reads_once_the_dice_rest_and_judges_the_throw(craps_rig):
+    rig, empty, cal = craps_rig
+    rng = np.random.default_rng(5)
+    frames, dice = rolling_then_still(rig, rng, moving=6, still=14)
+    watcher = ThrowWatcher(DiceReader(cal, background=empty), rules_for("craps"),
+                           detector=AtRestDetector(window=8), reads=3)
+    outcomes = [o for o in (watcher.feed(f) for f in frames) if o is not None]
+    assert len(outcomes) == 1
+    outcome = outcomes[0]
+    assert outcome.frames_read == 3 and outcome.track_frames >= 5
+    assert outcome.verdict.valid, outcome.verdict.detail
+    assert sorted(outcome.verdict.values) == sorted(d.top_value for d in dice)

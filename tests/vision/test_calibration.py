@@ -1,0 +1,90 @@
+"""Calibration from four ArUco markers on rendered tables: table millimetres within 2 mm."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.calibration import Calibration, annotate, calibrate
+from vision.errors import CalibrationError
+from vision.layouts import layout_for
+from vision.synthetic import render
+from vision.synthetic_scenes import random_rig
+
+
+@pytest.mark.parametrize("game", ["craps", "banca-francesa", "cussec", "paikao"])
+def test_table_millimetres_within_2_mm_on_rendered_frames(game):
+    rng = np.random.default_rng(7)
+    for _ in range(3):
+        rig = random_rig(game, rng)
+        frame, _ = render(rig.scene([], rng), rng)
+        cal = calibrate(frame, rig.layout)
+        w, h = rig.layout.felt_mm
+        pts = np.column_stack([rng.uniform(0, w, 300), rng.uniform(0, h, 300), np.zeros(300)])
+        back = cal.points_to_table(rig.camera.project(pts))
+        error = np.hypot(*(back - pts[:, :2]).T)
+        assert error.max() <= 2.0, f"{game}: worst table error {error.max():.2f} mm"
+        assert cal.error_mm < 1.0
+
+
+def test_camera_height_gives_the_camera_pose(craps_rig):
+    rig, _, cal = craps_rig
+    cam = cal.camera
+    assert cam is not None
+    pts = np.array([[100.0, 100.0, 0.0], [600.0, 300.0, 19.0], [350.0, 190.0, 38.0]])
+    assert np.abs(cam.project(pts) - rig.camera.project(pts)).max() < 1.0
+
+
+def test_missing_markers_are_named(craps_rig):
+    _, empty, _ = craps_rig
+    covered = empty.copy()
+    covered[: empty.shape[0] // 2, : empty.shape[1] // 2] = 40  # hide the top-left marker
+    with pytest.raises(CalibrationError, match=r"markers not found: \[0\]"):
+        calibrate(covered, layout_for("craps"))
+
+
+def test_saved_calibration_loads_the_same(tmp_path, craps_rig):
+    _, _, cal = craps_rig
+    path = tmp_path / "cal.json"
+    cal.save(path)
+    doc = json.loads(path.read_text())
+    for key in ("homography", "table_polygon_px", "middle_px", "walls_px", "die_px", "layout", "camera_height_mm"):
+        assert key in doc
+    back = Calibration.load(path)
+    assert np.allclose(back.homography, cal.homography)
+    assert back.to_table(640, 360) == pytest.approx(cal.to_table(640, 360))
+    assert back.camera_height_mm == cal.camera_height_mm
+
+
+@pytest.mark.parametrize("text, message", [
+    ("not json", "not JSON"),
+    ('{"version": 2}', "version must be 1"),
+    ('{"version": 1, "image_size": [1280, 720]}', "missing or malformed key"),
+])
+def test_bad_calibration_files_are_refused_with_the_reason(tmp_path, text, message):
+    path = tmp_path / "cal.json"
+    path.write_text(text)
+    with pytest.raises(CalibrationError, match=message):
+        Calibration.load(path)
+
+
+def test_annotated_image_draws_the_layout(craps_rig):
+    _, empty, cal = craps_rig
+    out = annotate(empty, cal)
+    assert out.shape == empty.shape
+    assert np.count_nonzero(cv2.absdiff(out, empty)) > 1000
+
+
+def test_dome_circle_is_stored_for_dome_games():
+    rng = np.random.default_rng(3)
+    rig = random_rig("cussec", rng)
+    frame, _ = render(rig.scene([], rng, clean=True), rng)
+    cal = calibrate(frame, rig.layout)
+    (cx, cy), r = cal.dome_px()
+    (mx, my), rmm = rig.layout.dome
+    px, py = rig.camera.project(np.array([[mx, my, 0.0]]))[0]
+    assert abs(cx - px) < 1.5 and abs(cy - py) < 1.5
+    assert r == pytest.approx(rmm * cal.px_per_mm_at(mx, my), rel=0.03)

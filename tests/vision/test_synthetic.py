@@ -1,0 +1,86 @@
+"""The renderer: dice geometry, ground truth, determinism, and what it draws."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from vision.calibration import detect_markers
+from vision.die_geometry import FACE_NORMALS, resting_rotation
+from vision.synthetic import SceneDie, render
+from vision.synthetic_scenes import KINDS, random_rig, random_scene, throw_track
+
+
+def test_opposite_faces_sum_to_seven():
+    for v, n in FACE_NORMALS.items():
+        opposite = next(w for w, m in FACE_NORMALS.items() if np.allclose(np.array(m), -np.array(n)))
+        assert v + opposite == 7
+
+
+@pytest.mark.parametrize("top", range(1, 7))
+def test_resting_rotation_puts_the_asked_face_up(top):
+    rig = random_rig("craps", np.random.default_rng(0))
+    die = SceneDie(np.array([100.0, 100.0, 9.5]), resting_rotation(top, 0.7), rig.style, "flat", 19.0)
+    assert die.top_value == top and die.tilt_deg == pytest.approx(0.0, abs=1e-6)
+
+
+def test_cocked_die_reports_its_most_exposed_face_and_tilt():
+    rig = random_rig("craps", np.random.default_rng(0))
+    die = SceneDie(np.zeros(3), resting_rotation(4, 0.3, math.radians(30), 0.3), rig.style, "cocked", 19.0)
+    assert die.top_value == 4 and die.tilt_deg == pytest.approx(30.0, abs=0.01)
+
+
+def test_same_seed_same_frame():
+    def one():
+        rng = np.random.default_rng(11)
+        rig = random_rig("banca-francesa", rng)
+        return render(rig.scene(random_scene(rig, "valid", rng), rng), rng)
+
+    (a, ta), (b, tb) = one(), one()
+    assert np.array_equal(a, b) and ta == tb
+
+
+@pytest.mark.parametrize("game", ["craps", "banca-francesa", "cussec", "paikao"])
+def test_frames_show_the_four_markers_and_the_dice_where_the_truth_says(game):
+    rng = np.random.default_rng(3)
+    rig = random_rig(game, rng)
+    frame, truth = render(rig.scene(random_scene(rig, "valid", rng), rng, clean=True), rng)
+    assert frame.shape == (720, 1280, 3)
+    assert set(detect_markers(frame)) >= {0, 1, 2, 3}
+    felt = np.array(rig.felt, float)
+    for t in truth:
+        x, y = int(round(t.x)), int(round(t.y))
+        patch = frame[y - 3:y + 4, x - 3:x + 4].reshape(-1, 3).astype(float)
+        assert np.linalg.norm(patch.mean(axis=0) - felt) > 60, "no die drawn at its true place"
+
+
+def test_every_kind_of_scene_gives_its_truth():
+    rng = np.random.default_rng(9)
+    rig = random_rig("craps", rng)
+    wanted = {"cocked": "cocked", "stacked": "stacked", "overlapping": "overlapping", "touching": "touching",
+              "off_table": "off_table"}
+    for kind in KINDS:
+        dice = random_scene(rig, kind, rng)
+        assert len(dice) == 2
+        if kind in wanted:
+            assert wanted[kind] in {d.pose for d in dice}
+    stacked = random_scene(rig, "stacked", rng)
+    assert stacked[1].centre[2] > stacked[0].centre[2] + 0.9 * rig.layout.die_mm
+
+
+def test_wall_bounce_track_goes_to_the_far_wall_and_back():
+    rng = np.random.default_rng(2)
+    rig = random_rig("craps", rng)
+    dice = random_scene(rig, "wall_bounce", rng)
+    xs = [row[0][0] for row in throw_track(rig, dice, "wall_bounce", rng, 8)]
+    turn = int(np.argmax(xs))
+    assert 0 < turn < len(xs) - 1 and xs[turn] > 0.8 * rig.layout.felt_mm[0]
+    assert all(d.centre[0] < rig.layout.middle[0][0] for d in dice)
+
+
+def test_unknown_kind_is_refused():
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="unknown scene kind"):
+        random_scene(random_rig("craps", rng), "bouncing", rng)

@@ -1,0 +1,148 @@
+"""The throw judgement, one test per rule of the regulations (digest, first table)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.calibration import Calibration
+from vision.errors import GameRulesError
+from vision.layouts import layout_for
+from vision.reading import Blob, Die, Pose, Reading
+from vision.throw_judge import ANY_GAME, VoidReason, judge, rules_for
+
+
+def table(game: str) -> Calibration:
+    """A calibration whose pixels are table millimetres (identity homography)."""
+    return Calibration(layout_for(game), (1280, 720), np.eye(3), 0.0)
+
+
+def die(value, x, y, lie=Pose.FLAT, sure=True) -> Die:
+    return Die(value, x, y, 19.0, 19.0, 0.99 if sure else 0.4, lie, sure, table_xy=(x, y))
+
+
+def reading(*dice: Die, blobs=()) -> Reading:
+    return Reading(tuple(dice), tuple(blobs), 19.0, (1280, 720), True)
+
+
+CRAPS = rules_for("craps")
+BANCA = rules_for("banca-francesa")
+CUSSEC = rules_for("cussec")
+PAIKAO = rules_for("paikao")
+
+
+def test_craps_macau_2010_art3_1_cocked_die_is_read_by_its_most_exposed_face():
+    v = judge(reading(die(5, 400, 100, Pose.COCKED), die(2, 500, 200)), CRAPS, table("craps"))
+    assert v.valid and v.values == (5, 2)
+    assert "cocked" in v.detail and "most exposed face 5" in v.detail
+
+
+def test_craps_macau_2010_art3_2_1_die_off_the_layout_voids():
+    v = judge(reading(die(5, 400, 100), die(2, 720, 200)), CRAPS, table("craps"))
+    assert not v.valid and v.reason is VoidReason.OFF_TABLE and v.values is None
+
+
+def test_craps_macau_2010_art3_2_2_dice_short_of_the_middle_void():
+    v = judge(reading(die(5, 120, 100), die(2, 150, 200)), CRAPS, table("craps"))
+    assert not v.valid and v.reason is VoidReason.NOT_PAST_MIDDLE
+
+
+def test_craps_macau_2010_art3_2_2_one_die_short_of_the_middle_voids():
+    v = judge(reading(die(5, 120, 100), die(2, 500, 200)), CRAPS, table("craps"))
+    assert not v.valid and v.reason is VoidReason.NOT_PAST_MIDDLE
+
+
+def test_craps_macau_2010_art3_2_2_short_of_the_middle_after_hitting_a_wall_is_valid():
+    # The track: both dice roll to the far wall (x = 700) and one comes back short of the middle.
+    track = [reading(blobs=[Blob(x, 150, 19, 19, "moving", (x, 150)), Blob(x - 30, 250, 19, 19, "moving", (x - 30, 250))])
+             for x in (100, 300, 500, 660)]
+    track += [reading(blobs=[Blob(x, 150, 19, 19, "moving", (x, 150)), Blob(500, 250, 19, 19, "moving", (500, 250))])
+              for x in (420, 250)]
+    v = judge(reading(die(5, 150, 150), die(2, 500, 250)), CRAPS, table("craps"), track)
+    assert v.valid and v.values == (5, 2)
+
+
+def test_craps_portugal_1995_vi7b_a_die_that_passed_the_middle_and_rolled_back_counts_as_passed():
+    track = [reading(blobs=[Blob(x, 150, 19, 19, "moving", (x, 150)), Blob(x + 40, 250, 19, 19, "moving", (x + 40, 250))])
+             for x in (60, 160, 260)]
+    track.append(reading(blobs=[Blob(230, 150, 19, 19, "moving", (230, 150)), Blob(330, 250, 19, 19, "moving", (330, 250))]))
+    v = judge(reading(die(5, 190, 150), die(2, 350, 250)), CRAPS, table("craps"), track)
+    assert v.valid
+
+
+def test_craps_a_die_the_reader_is_unsure_of_voids_as_uncertain():
+    v = judge(reading(die(5, 400, 100), die(None, 500, 200, sure=False)), CRAPS, table("craps"))
+    assert not v.valid and v.reason is VoidReason.UNCERTAIN
+
+
+def test_craps_three_dice_is_the_wrong_count():
+    v = judge(reading(die(5, 400, 100), die(2, 500, 200), die(3, 600, 300)), CRAPS, table("craps"))
+    assert not v.valid and v.reason is VoidReason.WRONG_COUNT
+
+
+def test_craps_a_stacked_die_voids_since_the_lower_face_cannot_be_read():
+    v = judge(reading(die(5, 400, 100, Pose.STACKED)), CRAPS, table("craps"))
+    assert not v.valid and v.reason is VoidReason.STACKED
+
+
+def test_banca_francesa_iv8f_die_on_an_edge_voids():
+    v = judge(reading(die(5, 100, 100), die(2, 200, 200, Pose.COCKED), die(3, 300, 100)), BANCA, table("banca-francesa"))
+    assert not v.valid and v.reason is VoidReason.COCKED
+
+
+def test_banca_francesa_iv8g_dice_on_each_other_void():
+    v = judge(reading(die(5, 100, 100), die(2, 200, 200, Pose.STACKED), die(3, 300, 100)), BANCA, table("banca-francesa"))
+    assert not v.valid and v.reason is VoidReason.STACKED
+    v = judge(reading(die(5, 100, 100, Pose.OVERLAPPING), die(2, 115, 100, Pose.OVERLAPPING), die(3, 300, 100)),
+              BANCA, table("banca-francesa"))
+    assert not v.valid and v.reason is VoidReason.OVERLAPPING
+
+
+def test_banca_francesa_iv8e_die_off_the_track_voids():
+    v = judge(reading(die(5, 100, 100), die(2, 200, 300), die(3, -20, 100)), BANCA, table("banca-francesa"))
+    assert not v.valid and v.reason is VoidReason.OFF_TABLE
+
+
+def test_banca_francesa_iv7b_dice_touching_side_by_side_still_rest_isolated_on_the_track():
+    v = judge(reading(die(5, 100, 100, Pose.TOUCHING), die(2, 119, 100, Pose.TOUCHING), die(3, 300, 100)),
+              BANCA, table("banca-francesa"))
+    assert v.valid and v.values == (5, 2, 3)
+
+
+def test_cussec_vii6_overlapping_dice_under_the_dome_void():
+    cal = table("cussec")
+    (cx, cy), _ = cal.layout.dome
+    v = judge(reading(die(5, cx, cy, Pose.OVERLAPPING), die(2, cx + 15, cy, Pose.OVERLAPPING), die(3, cx, cy + 50)),
+              CUSSEC, cal)
+    assert not v.valid and v.reason is VoidReason.OVERLAPPING
+
+
+def test_cussec_three_dice_inside_the_dome_are_valid():
+    cal = table("cussec")
+    (cx, cy), _ = cal.layout.dome
+    v = judge(reading(die(5, cx, cy), die(2, cx + 50, cy), die(6, cx, cy + 50)), CUSSEC, cal)
+    assert v.valid and v.values == (5, 2, 6)
+
+
+def test_paikao_art1_5_die_out_of_the_bowl_voids():
+    cal = table("paikao")
+    (cx, cy), r = cal.layout.dome
+    dice = [die(1, cx, cy), die(2, cx + 40, cy), die(3, cx, cy + 40), die(4, cx + r + 20, cy)]
+    v = judge(reading(*dice), PAIKAO, cal)
+    assert not v.valid and v.reason is VoidReason.OFF_TABLE
+
+
+def test_without_a_game_every_die_must_lie_flat_and_be_read():
+    assert judge(reading(die(4, 10, 10), die(6, 100, 10)), ANY_GAME).valid
+    assert judge(reading(die(4, 10, 10, Pose.COCKED)), ANY_GAME).reason is VoidReason.COCKED
+
+
+def test_unknown_game_is_refused_with_the_known_names():
+    with pytest.raises(GameRulesError, match="craps"):
+        rules_for("roulette")
+
+
+def test_verdict_json_shape():
+    v = judge(reading(die(5, 120, 100), die(2, 150, 200)), CRAPS, table("craps"))
+    doc = v.as_json()
+    assert doc["verdict"] == "void" and doc["reason"] == "not_past_middle" and doc["values"] is None

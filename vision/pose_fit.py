@@ -1,0 +1,169 @@
+"""Fit 3D die poses to the silhouette seen by a calibrated camera: flat, cocked, stacked or leaning.
+
+The camera (from the calibration and its height) predicts the outline of a die in any pose: the
+convex hull of its eight projected corners. For each group of touching dice, the fitter compares
+the observed silhouette with the outlines of competing explanations and keeps the one that covers
+it best (intersection over union). A flat die is always tried first and kept when it explains the
+silhouette well; the costlier hypotheses are only searched when it does not.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from itertools import product
+
+import cv2
+import numpy as np
+
+from .camera_model import PinholeCamera
+from .die_geometry import UNIT_CORNERS, resting_rotation
+
+TOP_CORNERS = np.nonzero(UNIT_CORNERS[:, 2] > 0)[0]
+
+
+@dataclass(frozen=True, slots=True)
+class DiePose:
+    """A die on the table: centre (mm), yaw and tilt (radians), the edge it rests on, its base height."""
+
+    x: float
+    y: float
+    yaw: float
+    tilt: float = 0.0
+    edge: int = 0  # which bottom edge it is tipped over (0-3)
+    base: float = 0.0  # height of its lowest corner (a die on another die: one die edge)
+
+    def corners(self, size: float) -> np.ndarray:
+        rot = resting_rotation(1, self.yaw, self.tilt, self.yaw + self.edge * math.pi / 2)
+        local = (UNIT_CORNERS * (size / 2.0)) @ rot.T
+        centre = np.array([self.x, self.y, self.base - local[:, 2].min()])
+        return local + centre
+
+
+@dataclass(frozen=True, slots=True)
+class Fit:
+    kind: str  # flat, cocked, stacked, leaning
+    iou: float
+    poses: tuple[DiePose, ...]
+
+
+class SilhouetteFitter:
+    """Scores die poses against an observed silhouette (a binary window of the frame)."""
+
+    def __init__(self, camera: PinholeCamera, die_mm: float, silhouette: np.ndarray, origin: tuple[int, int],
+                 top: np.ndarray | None = None) -> None:
+        self.camera = camera
+        self.die = die_mm
+        self.seen = silhouette > 0
+        self.seen_area = int(np.count_nonzero(self.seen))
+        self.top_seen = None if top is None else top > 0
+        self.top_area = 0 if top is None else int(np.count_nonzero(self.top_seen))
+        self.origin = np.array(origin, np.float64)
+        self.canvas = np.zeros(silhouette.shape, np.uint8)
+        self.top_canvas = np.zeros(silhouette.shape, np.uint8)
+
+    def outline(self, pose: DiePose) -> np.ndarray:
+        px = self.camera.project(pose.corners(self.die)) - self.origin
+        return cv2.convexHull(np.round(px * 4).astype(np.int32))
+
+    def top_outline(self, pose: DiePose) -> np.ndarray:
+        """The top face (the die's own +z face, the most exposed below 45 degrees of tilt)."""
+        px = self.camera.project(pose.corners(self.die)[TOP_CORNERS]) - self.origin
+        return cv2.convexHull(np.round(px * 4).astype(np.int32))
+
+    def iou(self, poses: tuple[DiePose, ...]) -> float:
+        """Intersection over union of the poses' outlines with the silhouette, less a penalty for
+        dice that would have to pass through each other (two dice flat on the felt cannot overlap)."""
+        self.canvas[:] = 0
+        for p in poses:
+            cv2.fillConvexPoly(self.canvas, self.outline(p), 1, cv2.LINE_8, shift=2)
+        model = self.canvas > 0
+        inter = int(np.count_nonzero(model & self.seen))
+        union = self.seen_area + int(np.count_nonzero(model)) - inter
+        score = inter / union if union else 0.0
+        if self.top_seen is not None:
+            self.top_canvas[:] = 0
+            for p in poses:
+                cv2.fillConvexPoly(self.top_canvas, self.top_outline(p), 1, cv2.LINE_8, shift=2)
+            tops = self.top_canvas > 0
+            inter = int(np.count_nonzero(tops & self.top_seen))
+            union = self.top_area + int(np.count_nonzero(tops)) - inter
+            score = 0.5 * score + 0.5 * (inter / union if union else 0.0)
+        return score - 2.0 * self.interpenetration(poses)
+
+    def interpenetration(self, poses: tuple[DiePose, ...]) -> float:
+        """Footprint overlap (in die faces) of dice lying flat at the same height."""
+        flat = [p for p in poses if p.tilt == 0.0]
+        total = 0.0
+        for i, a in enumerate(flat):
+            for b in flat[i + 1:]:
+                if a.base != b.base or np.hypot(a.x - b.x, a.y - b.y) >= 1.42 * self.die:
+                    continue
+                area, _ = cv2.intersectConvexConvex(self.footprint(a), self.footprint(b))
+                total += max(0.0, area / self.die ** 2 - 0.03)
+        return total
+
+    def footprint(self, p: DiePose) -> np.ndarray:
+        h = self.die / 2.0
+        c, s = math.cos(p.yaw), math.sin(p.yaw)
+        pts = [(p.x + c * u - s * v, p.y + s * u + c * v) for u, v in ((-h, -h), (h, -h), (h, h), (-h, h))]
+        return np.array(pts, np.float32)
+
+    def refine(self, poses: list[DiePose], i: int, step_mm: float, step_yaw: float, rounds: int = 2) -> float:
+        """Coordinate search of die i's position and yaw, the others fixed; returns the best IoU."""
+        best = self.iou(tuple(poses))
+        for _ in range(rounds):
+            improved = False
+            p = poses[i]
+            for dx, dy, dyaw in product((-step_mm, 0.0, step_mm), (-step_mm, 0.0, step_mm), (-step_yaw, 0.0, step_yaw)):
+                if dx == dy == dyaw == 0.0:
+                    continue
+                poses[i] = replace(p, x=p.x + dx, y=p.y + dy, yaw=p.yaw + dyaw)
+                score = self.iou(tuple(poses))
+                if score > best + 1e-6:
+                    best, p, improved = score, poses[i], True
+            poses[i] = p
+            if not improved:
+                step_mm, step_yaw = step_mm / 2, step_yaw / 2
+        return best
+
+    def fit_flat(self, poses: list[DiePose]) -> Fit:
+        poses = [replace(p, tilt=0.0, base=0.0) for p in poses]
+        score = 0.0
+        for _ in range(2):
+            for i in range(len(poses)):
+                score = self.refine(poses, i, 0.12 * self.die, math.radians(6))
+        return Fit("flat", score, tuple(poses))
+
+    def fit_tilted(self, poses: list[DiePose], i: int, kind: str, tilts: tuple[float, ...]) -> Fit:
+        """Die i tipped over one of its edges by one of `tilts` (degrees), the others as given."""
+        best = Fit(kind, -np.inf, tuple(poses))
+        base = poses[i]
+        for tilt, edge in product(tilts, range(4)):
+            trial = list(poses)
+            a = base.yaw + edge * math.pi / 2
+            # Tipping over an edge moves the centre towards that edge.
+            shift = 0.5 * self.die * (1 - math.cos(math.radians(tilt)))
+            trial[i] = replace(base, tilt=math.radians(tilt), edge=edge, x=base.x + shift * math.cos(a),
+                               y=base.y + shift * math.sin(a))
+            score = self.iou(tuple(trial))
+            if score > best.iou:
+                best = Fit(kind, score, tuple(trial))
+        trial = list(best.poses)
+        score = self.refine(trial, i, 0.1 * self.die, math.radians(5))
+        return Fit(kind, score, tuple(trial))
+
+    def fit_stacked(self, top: DiePose) -> Fit:
+        """A flat die (`top`, on another die) over a flat die whose corners show around it."""
+        upper = replace(top, base=self.die, tilt=0.0)
+        best = Fit("stacked", -np.inf, (upper, replace(top, base=0.0)))
+        for dyaw, (dx, dy) in product(np.radians([15, 30, 45, 60, 75]),
+                                      [(0, 0), (0.15, 0), (-0.15, 0), (0, 0.15), (0, -0.15)]):
+            lower = replace(top, x=top.x + dx * self.die, y=top.y + dy * self.die, yaw=top.yaw + dyaw, base=0.0)
+            score = self.iou((upper, lower))
+            if score > best.iou:
+                best = Fit("stacked", score, (upper, lower))
+        trial = list(best.poses)
+        score = self.refine(trial, 1, 0.08 * self.die, math.radians(8))
+        score = max(score, self.refine(trial, 0, 0.06 * self.die, math.radians(4)))
+        return Fit("stacked", score, tuple(trial))
