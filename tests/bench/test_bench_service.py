@@ -70,42 +70,49 @@ def test_rounds_per_second_with_1000_bets(tmp_path):
     engine = make_engine(tmp_path / "engine.sqlite", game="cussec")
     from firmware_host.rounds.inputs import DomeStep
 
-    rounds, start = 20, time.perf_counter()
-    commit_time = [0.0]
-    original = Journal.transaction
+    class TimedConnection:
+        """The journal's connection, timing every SQLite call (inserts, COMMIT with its fsync)."""
 
-    def timed(self):
-        class Timed:
-            def __enter__(inner):
-                inner.t = time.perf_counter()
-                inner.cm = original(self)
-                return inner.cm.__enter__()
+        def __init__(self, conn):
+            self.conn, self.seconds, self.commits = conn, 0.0, 0
 
-            def __exit__(inner, *exc):
-                result = inner.cm.__exit__(*exc)
-                commit_time[0] += time.perf_counter() - inner.t
-                return result
-        return Timed()
+        def execute(self, sql, *args):
+            t = time.perf_counter()
+            try:
+                return self.conn.execute(sql, *args)
+            finally:
+                self.seconds += time.perf_counter() - t
+                self.commits += sql == "COMMIT"
 
-    Journal.transaction = timed
-    try:
-        size0 = sum(p.stat().st_size for p in tmp_path.glob("engine.sqlite*"))
-        for r in range(rounds):
-            feed(engine, DomeStep("bets_open"))
-            feed(engine, *[bet(engine, f"{r}-{i}", ("small", "big", "single_3", "total_10")[i % 4], 200 * (1 + i % 3))
-                           for i in range(1000)])
-            feed(engine, DomeStep("bell"), DomeStep("released"), DomeStep("lifted"))
-            feed(engine, DiceSeen(engine.round, engine.attempt, (1 + r % 6, 2, 5), None))
-        elapsed = time.perf_counter() - start
-        size1 = sum(p.stat().st_size for p in tmp_path.glob("engine.sqlite*"))
-    finally:
-        Journal.transaction = original
-    conn_rows = engine.journal.messages()
+        def executemany(self, sql, rows):
+            t = time.perf_counter()
+            try:
+                return self.conn.executemany(sql, rows)
+            finally:
+                self.seconds += time.perf_counter() - t
+
+        def __getattr__(self, name):
+            return getattr(self.conn, name)
+
+    timed = TimedConnection(engine.journal._conn)
+    engine.journal._conn = timed
+    rounds = 20
+    size0 = sum(p.stat().st_size for p in tmp_path.glob("engine.sqlite*"))
+    start = time.perf_counter()
+    for r in range(rounds):
+        feed(engine, DomeStep("bets_open"))
+        feed(engine, *[bet(engine, f"{r}-{i}", ("small", "big", "single_3", "total_10")[i % 4], 200 * (1 + i % 3))
+                       for i in range(1000)])
+        feed(engine, DomeStep("bell"), DomeStep("released"), DomeStep("lifted"))
+        feed(engine, DiceSeen(engine.round, engine.attempt, (1 + r % 6, 2, 5), None))
+    elapsed = time.perf_counter() - start
+    size1 = sum(p.stat().st_size for p in tmp_path.glob("engine.sqlite*"))
+    messages = engine.journal.messages()
     print(f"\n[service] engine alone (cussec, 1,000 bets per round, real journal): {rounds / elapsed:.1f} rounds/s, "
           f"{elapsed / rounds * 1000:.0f} ms per round")
-    print(f"[service] journal write cost per round: {commit_time[0] / rounds * 1000:.0f} ms in commits, "
-          f"{(size1 - size0) / rounds / 1024:.0f} KiB written (records + outbox), "
-          f"{len(conn_rows) / rounds:.0f} outgoing messages")
+    print(f"[service] journal write cost per round: {timed.seconds / rounds * 1000:.1f} ms in SQLite "
+          f"({timed.commits / rounds:.0f} fsynced commits), {(size1 - size0) / rounds / 1024:.0f} KiB written "
+          f"(records + outbox), {len(messages) / rounds:.0f} outgoing messages")
     engine.journal.close()
 
     # End to end: 1,000 bets per round sent by terminals over MQTT, answered, thrown, settled, published.
@@ -149,6 +156,7 @@ def test_memory_over_1000_rounds(tmp_path):
             time.sleep(0.5)
         finish(process, 60)
         assert process.returncode == 0
+        samples.append((1000, samples[-1][1]))  # the last sample taken while it ran stands for round 1,000
         marks = {}
         for rounds_done, rss in samples:
             for mark in (100, 250, 500, 750, 1000):
@@ -167,3 +175,47 @@ def test_memory_over_1000_rounds(tmp_path):
         listener.close()
     finally:
         broker.kill()
+
+
+def test_camera_at_rest_to_reading_with_vision(tmp_path):
+    """The camera's share on the real path: a 30 fps replay of a resting throw through vision's
+    ThrowWatcher (at-rest window, several agreeing reads, judgement) up to the engine input."""
+    import cv2
+    import msgspec
+    import numpy as np
+
+    from drivers.settings import DevicesSection
+    from firmware_host.evidence import EvidenceStore
+    from firmware_host.hardware import HardwareTable
+    from firmware_host.rounds.inputs import DiceSeen as Seen
+    from vision import synthetic, synthetic_scenes
+    from vision.calibration import calibrate
+    from vision.layouts import layout_for
+
+    rng = np.random.default_rng(11)
+    rig = synthetic_scenes.random_rig("craps", rng)
+    image, _ = synthetic.render(rig.scene(synthetic_scenes.random_scene(rig, "valid", rng), rng, clean=True), rng)
+    (tmp_path / "frames").mkdir()
+    cv2.imwrite(str(tmp_path / "frames" / "throw.png"), image)
+    calibrate(image, layout_for("craps")).save(tmp_path / "cal.json")
+    section = msgspec.convert({"camera": {"kind": "replay", "path": str(tmp_path / "frames"), "fps": 30,
+                                          "loop": True}}, DevicesSection)
+    table = HardwareTable(section, "craps", EvidenceStore(tmp_path / "storage", 7), calibration=str(tmp_path / "cal.json"))
+    got: list = []
+    done = threading.Event()
+    table.start(lambda item: isinstance(item, Seen) and (got.append(time.monotonic()), done.set()))
+    try:
+        table.handshake(5.0)
+        times = []
+        for attempt in range(1, 4):
+            done.clear()
+            start = time.monotonic()
+            table.read_dice(1, attempt)
+            assert done.wait(30)
+            times.append((got[-1] - start) * 1000)
+        window = table.watcher.detector.window
+        print(f"\n[service] camera at 30 fps -> vision at rest ({window} still frames) + {table.watcher.reads} agreeing "
+              f"reads -> engine input: {statistics.median(times):.0f} ms median of {len(times)} "
+              "(the camera's share; it dominates the 50 ms target)")
+    finally:
+        table.stop()

@@ -123,3 +123,18 @@ def test_bets_and_recall_over_mqtt_while_running(broker, tmp_path):
     finally:
         stop_table(process)
     assert process.returncode == 0
+
+
+def test_back_office_instances_split_settlements_with_a_shared_subscription(broker, tmp_path):
+    """Two back-office instances in one `$share` group: each gets part, together every settlement once."""
+    group = "$share/backoffice/tablehw/tables/+/settlement"
+    first, second = Listener(broker.url, [group]), Listener(broker.url, [group])
+    config = table_config(tmp_path, "craps", broker.url, action_seconds=0.02, betting_seconds=0.05)
+    done = run_table(config, rounds=10, timeout_s=90)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert first.wait_for(lambda m: len(m) + len(second.snapshot()) >= 10, 20)
+    rounds_a = {m.json()["round"] for m in first.snapshot()}
+    rounds_b = {m.json()["round"] for m in second.snapshot()}
+    assert rounds_a and rounds_b and not rounds_a & rounds_b
+    assert rounds_a | rounds_b == set(range(1, 11))
+    first.close(), second.close()
