@@ -145,6 +145,7 @@ class MqttLink:
                         properties=message_properties())
         client.reconnect_delay_set(self.settings.reconnect_min_s, self.settings.reconnect_max_s)  # type: ignore[arg-type]
         client.max_queued_messages_set(0)
+        client.max_inflight_messages_set(100)  # paho's default 20 throttles 1,000 bet answers a round
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_publish = self._on_publish
