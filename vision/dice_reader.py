@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from .calibration import Calibration
-from .die_finder import Foreground, find_foreground
+from .die_finder import Background, Foreground, find_foreground
 from .errors import ImageError
 from .face_classifier import DEFAULT_WEIGHTS, FaceClassifier
 from .face_crops import crop, crop_matrix
@@ -33,6 +33,7 @@ class ReaderSettings:
     net_confidence: float = 0.92  # classifier: P(value) to call the value a read
     pip_confidence: float = 0.6  # classical reader: confidence to call the value a read
     agree_confidence: float = 0.75  # both readers agree: classifier P(value) enough for a read
+    views: int = 4  # the classifier reads each die 4 ways round (4) or also mirrored (8), averaged
 
 
 @dataclass(slots=True)
@@ -85,6 +86,8 @@ class DiceReader:
         self.background = background
         self.settings = settings
         self._region = None
+        self._background = None  # the background prepared at work scale, on first use
+        self._die_px = calibration.die_px if calibration is not None else None
 
     # --- finding ------------------------------------------------------------------------------
     def region(self, frame: np.ndarray) -> np.ndarray | None:
@@ -99,8 +102,10 @@ class DiceReader:
         return self._region[1]
 
     def foreground(self, frame: np.ndarray) -> Foreground:
-        die = self.calibration.die_px if self.calibration is not None else None
-        return find_foreground(frame, die_size=die, background=self.background,
+        die = self._die_px
+        if self.background is not None and self._background is None:
+            self._background = Background.of(self.background, self.settings.work_width)
+        return find_foreground(frame, die_size=die, background=self._background,
                                work_width=self.settings.work_width, region=self.region(frame))
 
     def candidates(self, frame: np.ndarray, fg: Foreground) -> list[Found]:
@@ -137,12 +142,15 @@ class DiceReader:
             return kept
         # Read each die again on a crop centred on it, four ways round, and average.
         crops = []
+        views = self.settings.views
         for f in kept:
             base = crop(frame, f.x, f.y, f.die)
-            crops += [base, np.rot90(base, 1), np.rot90(base, 2), np.rot90(base, 3)]
+            turned = [np.rot90(base, k) for k in range(4)]
+            crops += turned if views == 4 else turned + [t[:, ::-1] for t in turned]
         scores = net.classify(np.ascontiguousarray(np.stack(crops)))
-        probs = scores.probs.reshape(len(kept), 4, -1).mean(axis=1)
-        poses = scores.poses.reshape(len(kept), 4, -1).mean(axis=1) if scores.poses is not None else [None] * len(kept)
+        probs = scores.probs.reshape(len(kept), views, -1).mean(axis=1)
+        poses = (scores.poses.reshape(len(kept), views, -1).mean(axis=1) if scores.poses is not None
+                 else [None] * len(kept))
         out = []
         for f, p, q in zip(kept, probs, poses):
             f.probs = p

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from .errors import ImageError
+
 # Foreground score: |dL| + 2 * max(|da|, |db|) in Lab against the background; chroma counts twice
 # because shadows change lightness but hardly the colour.
 STRONG = 45  # a pixel surely on a die
@@ -59,6 +61,28 @@ def work_scale(width: int, work_width: int) -> float:
     return min(1.0, work_width / float(width))
 
 
+@dataclass(frozen=True, slots=True)
+class Background:
+    """The empty table at work scale, prepared once: its Lab image and the edges of its own lines."""
+
+    lab: np.ndarray
+    edges: np.ndarray
+    frame_size: tuple[int, int]  # width, height of the full frames it serves
+
+    @classmethod
+    def of(cls, frame: np.ndarray, work_width: int) -> "Background":
+        h, w = frame.shape[:2]
+        s = work_scale(w, work_width)
+        small = frame if s == 1.0 else cv2.resize(frame, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
+        lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
+        return cls(lab, table_edges(lab), (w, h))
+
+
+def table_edges(lab: np.ndarray) -> np.ndarray:
+    kernel = np.ones((3, 3), np.uint8)
+    return cv2.dilate(cv2.morphologyEx(lab[..., 0], cv2.MORPH_GRADIENT, kernel), kernel)
+
+
 def relit(background: np.ndarray, lab: np.ndarray) -> np.ndarray:
     """The empty-table background with its lightness scaled to the frame's slowly varying light."""
     h, w = lab.shape[:2]
@@ -72,13 +96,17 @@ def relit(background: np.ndarray, lab: np.ndarray) -> np.ndarray:
     return out
 
 
-def foreground_score(lab: np.ndarray, background: np.ndarray | None, relight: bool = True) -> np.ndarray:
+def foreground_score(lab: np.ndarray, background: "np.ndarray | Background | None", relight: bool = True) -> np.ndarray:
     """Per-pixel difference from the table in Lab (uint8); the background is estimated when not given.
 
-    `relight` scales the given background's lightness to the frame's light first.
+    `background` is the empty table's Lab image (or a prepared `Background`); `relight` scales its
+    lightness to the frame's light first.
     """
     kernel = np.ones((3, 3), np.uint8)
     shadows_known = background is not None
+    bg_edges = None
+    if isinstance(background, Background):
+        background, bg_edges = background.lab, background.edges
     # A white die on a white table differs mostly by its outline and pips: local lightness range.
     edges = cv2.morphologyEx(lab[..., 0], cv2.MORPH_GRADIENT, kernel)
     if background is None:
@@ -90,8 +118,7 @@ def foreground_score(lab: np.ndarray, background: np.ndarray | None, relight: bo
         if relight:
             background = relit(background, lab)
         # Lines, grain and walls of the table have edges of their own: count only new edges.
-        edges = cv2.subtract(edges, cv2.dilate(cv2.morphologyEx(background[..., 0], cv2.MORPH_GRADIENT, kernel),
-                                               kernel))
+        edges = cv2.subtract(edges, bg_edges if bg_edges is not None else table_edges(background))
     diff = cv2.absdiff(lab, background)
     chroma = cv2.max(diff[..., 1], diff[..., 2])
     lightness = diff[..., 0]
@@ -105,21 +132,31 @@ def foreground_score(lab: np.ndarray, background: np.ndarray | None, relight: bo
     return cv2.max(score, cv2.add(edges, edges))
 
 
-def hysteresis(score: np.ndarray, strong: int, weak: int) -> np.ndarray:
-    """Weak pixels connected to a strong one, closed and with small holes (pips) filled."""
+def hysteresis(score: np.ndarray, strong: int, weak: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Connected parts of the weak pixels (closed) that hold a strong pixel.
+
+    Returns the connected components of the weak mask (n, labels, stats, centroids) and which
+    labels are kept.
+    """
     weak_mask = cv2.morphologyEx((score > weak).astype(np.uint8), cv2.MORPH_CLOSE,
                                  cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
-    n, labels = cv2.connectedComponents(weak_mask, connectivity=8)
-    keep = np.zeros(n, np.uint8)
-    keep[np.unique(labels[score > strong])] = 255
-    keep[0] = 0
-    mask = keep[labels]
-    holes = (mask == 0).astype(np.uint8)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(holes, connectivity=4)
-    small = stats[:, cv2.CC_STAT_AREA] < max(16, mask.size // 800)
-    small[0] = False  # label 0 is the foreground itself
-    mask[small[labels]] = 255
-    return mask
+    n, labels, stats, centroids = cv2.connectedComponentsWithStats(weak_mask, connectivity=8)
+    keep = np.zeros(n, bool)
+    keep[np.unique(labels[score > strong])] = True
+    keep[0] = False
+    return n, labels, stats, centroids, keep
+
+
+def filled_part(labels: np.ndarray, i: int, box, max_hole: float) -> tuple[np.ndarray, np.ndarray]:
+    """Component i inside its box with its small holes (pips) filled, and its outer contour."""
+    x, y, w, h = box
+    part = (labels[y:y + h, x:x + w] == i).astype(np.uint8)
+    contours, hierarchy = cv2.findContours(part, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    outer = max((c for c, hh in zip(contours, hierarchy[0]) if hh[3] < 0), key=cv2.contourArea)
+    holes = [c for c, hh in zip(contours, hierarchy[0]) if hh[3] >= 0 and cv2.contourArea(c) < max_hole]
+    if holes:
+        cv2.drawContours(part, holes, -1, 1, -1)
+    return part, outer
 
 
 def estimate_die_size(stats: np.ndarray, image_area: int) -> float | None:
@@ -158,7 +195,8 @@ def cluster_points(mask: np.ndarray, d: float) -> list[tuple[float, float]]:
     return points
 
 
-def find_foreground(frame: np.ndarray, *, die_size: float | None = None, background: np.ndarray | None = None,
+def find_foreground(frame: np.ndarray, *, die_size: float | None = None,
+                    background: "np.ndarray | Background | None" = None,
                     work_width: int = 640, region: np.ndarray | None = None) -> Foreground:
     """Blobs and candidate die centres of a BGR frame.
 
@@ -170,29 +208,34 @@ def find_foreground(frame: np.ndarray, *, die_size: float | None = None, backgro
     s = work_scale(w, work_width)
     small = frame if s == 1.0 else cv2.resize(frame, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
-    bg_lab = None
-    if background is not None:
-        bg_small = background if s == 1.0 else cv2.resize(background, (small.shape[1], small.shape[0]),
-                                                          interpolation=cv2.INTER_AREA)
-        bg_lab = cv2.cvtColor(bg_small, cv2.COLOR_BGR2LAB)
-    score = foreground_score(lab, bg_lab)
+    if isinstance(background, np.ndarray):
+        background = Background.of(background, work_width)
+    if background is not None and background.lab.shape != lab.shape:
+        raise ImageError(f"background is {background.frame_size[0]}x{background.frame_size[1]}, frame is {w}x{h}")
+    score = foreground_score(lab, background)
     if region is not None:
         score = cv2.bitwise_and(score, region)
-    mask = hysteresis(score, STRONG, WEAK)
-    n, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    n, labels, stats, centroids, keep = hysteresis(score, STRONG, WEAK)
+    max_hole = max(16, score.size // 800)
+    mask = np.zeros(score.shape, np.uint8)
+    parts = {}
+    for i in np.nonzero(keep)[0]:
+        x, y, bw, bh, _ = stats[i]
+        part, outer = filled_part(labels, i, (x, y, bw, bh), max_hole)
+        mask[y:y + bh, x:x + bw] |= part * 255
+        stats[i, cv2.CC_STAT_AREA] = int(np.count_nonzero(part))
+        parts[i] = (part, outer)
     estimated = die_size is None
-    d = die_size * s if die_size is not None else estimate_die_size(stats, mask.size)
+    d = die_size * s if die_size is not None else estimate_die_size(stats[keep | (np.arange(n) == 0)], mask.size)
     if d is None:
         d = max(8.0, 0.06 * min(small.shape[:2]))
     blobs: list[BlobShape] = []
     candidates: list[Candidate] = []
-    for i in range(1, n):
+    for i, (part, outer) in parts.items():
         x, y, bw, bh, area = stats[i]
         if area < 0.3 * d * d:
             continue
-        part = (labels[y:y + bh, x:x + bw] == i).astype(np.uint8)
-        contours, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        contour = max(contours, key=cv2.contourArea) + np.array([x, y], np.int32)
+        contour = outer + np.array([x, y], np.int32)
         rect = cv2.minAreaRect(contour)
         index = len(blobs)
         full = (contour.astype(np.float32) / s).astype(np.int32)
@@ -203,9 +246,11 @@ def find_foreground(frame: np.ndarray, *, die_size: float | None = None, backgro
         one_die = 0.45 * d * d <= area <= 2.9 * d * d and 1 / 1.5 <= rw / max(rh, 1) <= 1.5 \
             and area >= 0.7 * rw * rh
         if one_die:
-            cx, cy = centroids[i]
+            m = cv2.moments(part, binaryImage=True)
+            cx, cy = x + m["m10"] / m["m00"], y + m["m01"] / m["m00"]
             candidates.append(Candidate(cx / s, cy / s, float(ra), True, index))
-            if area <= 1.6 * d * d:
+            # A known die size is the top face alone: the blob adds the sides perspective shows.
+            if area <= (2.9 if not estimated else 1.6) * d * d:
                 continue
         for px, py in cluster_points(part, d):
             candidates.append(Candidate((px + x) / s, (py + y) / s, None, False, index))

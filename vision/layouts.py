@@ -78,7 +78,9 @@ def box_walls(w: float, h: float) -> tuple[Segment, ...]:
 def craps() -> Layout:
     # The landing end of a craps table: the camera sees from the middle line's near side to the far wall.
     w, h, rail = 700.0, 380.0, 44.0
-    return Layout("craps", (w, h), 19.0, 36.0, corner_markers(w, h, rail, 36.0), rail, box_walls(w, h),
+    # Walls: the two sides and the far end; the near edge of the view (x = 0) is open felt towards the shooter.
+    walls = box_walls(w, h)[:3]
+    return Layout("craps", (w, h), 19.0, 36.0, corner_markers(w, h, rail, 36.0), rail, walls,
                   middle=((200.0, 0.0), (200.0, h)),
                   lines=(((80.0, 30.0), (80.0, h - 30.0)), ((80.0, 30.0), (w - 30.0, 30.0)),
                          ((80.0, h - 30.0), (w - 30.0, h - 30.0)), ((420.0, 30.0), (420.0, h - 30.0))))

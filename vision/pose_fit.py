@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from .camera_model import PinholeCamera
-from .die_geometry import UNIT_CORNERS, resting_rotation
+from .die_geometry import UNIT_CORNERS
 
 TOP_CORNERS = np.nonzero(UNIT_CORNERS[:, 2] > 0)[0]
 
@@ -34,10 +34,21 @@ class DiePose:
     base: float = 0.0  # height of its lowest corner (a die on another die: one die edge)
 
     def corners(self, size: float) -> np.ndarray:
-        rot = resting_rotation(1, self.yaw, self.tilt, self.yaw + self.edge * math.pi / 2)
+        rot = tipped_rotation(self.yaw, self.tilt, self.yaw + self.edge * math.pi / 2)
         local = (UNIT_CORNERS * (size / 2.0)) @ rot.T
         centre = np.array([self.x, self.y, self.base - local[:, 2].min()])
         return local + centre
+
+
+def tipped_rotation(yaw: float, tilt: float, towards: float) -> np.ndarray:
+    """Same as resting_rotation(1, yaw, tilt, towards), without the general face alignment (fast path)."""
+    c, s = math.cos(yaw), math.sin(yaw)
+    r = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    if tilt:
+        ax, ay = -math.sin(towards), math.cos(towards)
+        k = np.array([[0.0, 0.0, ay], [0.0, 0.0, -ax], [-ay, ax, 0.0]])
+        r = (np.eye(3) + math.sin(tilt) * k + (1 - math.cos(tilt)) * (k @ k)) @ r
+    return r
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from .dice_reader import DiceReader
 from .reading import Reading
 from .synthetic import SceneDie, TruthDie, render
 from .synthetic_scenes import TableRig, random_rig, random_scene, throw_track
+from .throw_watch import locate
 from .throw_judge import Verdict, judge, rules_for
 
 # What the judgement must say for each kind of throw, per game ("valid" or a void reason).
@@ -103,7 +104,7 @@ def track_readings(reader: DiceReader, rig: TableRig, dice: list[SceneDie], kind
         for (x, y), die in zip(row, dice):
             moving.append(SceneDie(np.array([x, y, die.centre[2]]), die.rotation, die.style, "moving", die.size_mm))
         frame, _ = render(rig.scene(moving, rng), rng)
-        out.append(reader.read(frame))
+        out.append(locate(reader, frame))
     return out
 
 

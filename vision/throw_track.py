@@ -61,10 +61,12 @@ def distance_to_segment(p, seg) -> float:
     return float(np.linalg.norm(q - (a + t * (b - a))))
 
 
-def hit_wall(tracks: list[list[tuple[float, float]]], all_points: list[tuple[float, float]], cal: Calibration) -> bool:
+def hit_wall(tracks: list[list[tuple[float, float]]], cal: Calibration) -> bool:
+    """Did a die (a linked track) come against a wall, or turn back near one?"""
     die = cal.layout.die_mm
-    for p in all_points:
-        if any(distance_to_segment(p, w) <= die for w in cal.layout.walls):
+    for p in (q for t in tracks for q in t):
+        # Against the wall: the centre half a die from it, plus a quarter die for rounding and blur.
+        if any(distance_to_segment(p, w) <= 0.75 * die for w in cal.layout.walls):
             return True
     for t in tracks:
         for a, b, c in zip(t, t[1:], t[2:]):
@@ -90,7 +92,7 @@ def passed_middle(reading: Reading, track: Sequence[Reading], cal: Calibration) 
     short = [t[-1] for t in tracks if not any(side_of(line, p) * sign > 0 for p in t)]
     if not short:
         return True, ""
-    if hit_wall(tracks, [p for f in frames for p in f], cal):
+    if hit_wall(tracks, cal):
         return True, ""
     x, y = short[0]
     return False, f"die resting at ({x:.0f}, {y:.0f}) mm never passed the middle line and no die hit a wall"

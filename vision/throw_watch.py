@@ -27,6 +27,21 @@ class Outcome:
     track_frames: int
 
 
+def locate(reader: DiceReader, frame: np.ndarray) -> Reading:
+    """Where die-like things are in a moving frame (no faces read, cheap): a Reading of blobs."""
+    fg = reader.foreground(frame)
+    cal = reader.calibration
+    d = fg.die_size
+    blobs = []
+    for b in fg.blobs:
+        (_, _), (rw, rh), _ = b.rect
+        # Die-sized and not thin (glare streaks and reflections are thin); motion blur may stretch a die.
+        if 0.4 * d * d <= b.area <= 5 * d * d and min(rw, rh) >= 0.5 * d and max(rw, rh) <= 3.5 * d:
+            xy = cal.to_table(b.x, b.y) if cal is not None else None
+            blobs.append(Blob(b.x, b.y, b.w, b.h, "moving", xy))
+    return Reading((), tuple(blobs), d, (frame.shape[1], frame.shape[0]), cal is not None)
+
+
 class ThrowWatcher:
     """Frames in, one `Outcome` per throw out."""
 
@@ -47,17 +62,6 @@ class ThrowWatcher:
         self.pending: list[Reading] = []
         self.done = False
 
-    def locate(self, frame: np.ndarray) -> Reading:
-        """Where die-like things are in a moving frame (no faces read): a Reading of blobs."""
-        fg = self.reader.foreground(frame)
-        d = fg.die_size
-        blobs = []
-        for b in fg.blobs:
-            if 0.3 * d * d <= b.area <= 12 * d * d:
-                xy = self.calibration.to_table(b.x, b.y) if self.calibration is not None else None
-                blobs.append(Blob(b.x, b.y, b.w, b.h, "moving", xy))
-        return Reading((), tuple(blobs), d, (frame.shape[1], frame.shape[0]), self.calibration is not None)
-
     def feed(self, frame: np.ndarray) -> Outcome | None:
         """Feed the next frame; returns the outcome once, when the dice have rested and been read."""
         if self.done:
@@ -65,7 +69,7 @@ class ThrowWatcher:
         if not self.detector.update(frame):
             self.pending.clear()
             if self.detector.still == 0 and len(self.track) < self.max_track:
-                self.track.append(self.locate(frame))
+                self.track.append(locate(self.reader, frame))
             return None
         self.pending.append(self.reader.read(frame))
         if len(self.pending) < self.reads:

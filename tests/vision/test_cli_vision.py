@@ -1,0 +1,100 @@
+"""`tablehw vision read | eval | calibrate | render` end to end, with real files."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import cv2
+import numpy as np
+
+from firmware_host.cli import main
+from vision.dataset import DEVELOPMENT, split_of
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_render_calibrate_read_json_and_evidence(tmp_path, capsys):
+    frame, empty = tmp_path / "throw.png", tmp_path / "empty.png"
+    code, out, _ = run(capsys, "vision", "render", "--game", "craps", "--kind", "valid", "--seed", "4",
+                       "--out", str(frame), "--empty", str(empty))
+    assert code == 0
+    truth = json.loads(out)
+    cal = tmp_path / "cal.json"
+    code, out, _ = run(capsys, "vision", "calibrate", str(empty), "--out", str(cal), "--game", "craps",
+                       "--camera-height", str(truth["camera_height_mm"]))
+    assert code == 0 and cal.is_file() and (tmp_path / "cal.png").is_file()
+    code, out, _ = run(capsys, "vision", "read", str(frame), "--calibration", str(cal), "--game", "craps",
+                       "--background", str(empty), "--json", "--evidence", str(tmp_path / "evidence"))
+    assert code == 0
+    doc = json.loads(out)
+    assert set(doc) >= {"image", "dice", "verdict", "reason", "ms"}
+    assert doc["image"] == str(frame) and doc["verdict"] in ("valid", "void")
+    for d in doc["dice"]:
+        assert set(d) >= {"value", "x", "y", "w", "h", "confidence", "pose"}
+    assert len(doc["dice"]) == len(truth["dice"])
+    read = [d["value"] for d in doc["dice"] if d["pose"] != "uncertain"]
+    assert all(v in [t["value"] for t in truth["dice"]] for v in read), "a confident misread"
+    if doc["verdict"] == "valid":
+        assert doc["reason"] is None and sorted(read) == sorted(t["value"] for t in truth["dice"])
+    else:
+        assert doc["reason"] == "uncertain"
+    evidence = cv2.imread(doc["evidence"])
+    assert evidence is not None and evidence.shape == cv2.imread(str(frame)).shape
+
+
+def test_read_without_calibration_prints_a_line_per_image(tmp_path, capsys):
+    frame = tmp_path / "t.png"
+    run(capsys, "vision", "render", "--game", "banca-francesa", "--seed", "2", "--out", str(frame))
+    code, out, _ = run(capsys, "vision", "read", str(frame), str(frame))
+    assert code == 0
+    assert out.count("t.png: ") == 2
+
+
+def test_missing_image_is_a_clear_error(tmp_path, capsys):
+    code, _, err = run(capsys, "vision", "read", str(tmp_path / "nope.png"))
+    assert code == 2 and "nope.png: no such file" in err
+
+
+def test_not_an_image_is_a_clear_error(tmp_path, capsys):
+    bad = tmp_path / "bad.png"
+    bad.write_text("hello")
+    code, _, err = run(capsys, "vision", "read", str(bad))
+    assert code == 2 and "not an image" in err
+
+
+def test_calibrate_without_markers_names_them(tmp_path, capsys):
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((720, 1280, 3), 90, np.uint8))
+    code, _, err = run(capsys, "vision", "calibrate", str(blank), "--out", str(tmp_path / "c.json"))
+    assert code == 2 and "markers not found: [0, 1, 2, 3]" in err
+    assert not (tmp_path / "c.json").exists()
+
+
+def test_eval_scores_a_labelled_folder(tmp_path, capsys, dice_photos):
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels").mkdir()
+    names = [p.stem for p in sorted((dice_photos / "images").iterdir()) if split_of(p.name) == DEVELOPMENT][:3]
+    for n in names:
+        shutil.copy(dice_photos / "images" / f"{n}.jpg", tmp_path / "images")
+        shutil.copy(dice_photos / "labels" / f"{n}.txt", tmp_path / "labels")
+    code, out, _ = run(capsys, "vision", "eval", "--dataset", str(tmp_path), "--json")
+    assert code == 0
+    doc = json.loads(out)
+    s = doc["splits"]["all"]
+    assert s["images"] == 3 and s["dice"] > 0
+    for key in ("accuracy", "confident_misread_rate", "declined_rate", "images_fully_right"):
+        assert 0.0 <= s[key] <= 1.0
+
+
+def test_eval_of_a_bad_label_names_the_line(tmp_path, capsys):
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels").mkdir()
+    cv2.imwrite(str(tmp_path / "images" / "a.png"), np.full((64, 64, 3), 128, np.uint8))
+    (tmp_path / "labels" / "a.txt").write_text("0 0.5 0.5 0.1 0.1\n9 0.5 0.5 0.1 0.1\n")
+    code, _, err = run(capsys, "vision", "eval", "--dataset", str(tmp_path))
+    assert code == 2 and "a.txt:2" in err and "class 9" in err
