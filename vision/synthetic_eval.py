@@ -96,7 +96,7 @@ def match(reading: Reading, truth: list[TruthDie], die_px: float) -> list[tuple[
 
 
 def track_readings(reader: DiceReader, rig: TableRig, dice: list[SceneDie], kind: str,
-                   rng: np.random.Generator, frames: int = 6) -> list[Reading]:
+                   rng: np.random.Generator, frames: int = 12) -> list[Reading]:
     """Render and read the frames of the throw before the dice came to rest."""
     out = []
     for row in throw_track(rig, dice, kind, rng, frames):

@@ -38,14 +38,16 @@ class TableRig:
     camera: PinholeCamera
     felt: tuple[int, int, int]
     style: DieStyle
+    glare: tuple = ()  # highlights of the table's fixed lights (and of the glass dome): x, y, a, b, angle (px)
 
     def scene(self, dice: list[SceneDie], rng: np.random.Generator, *, clean: bool = False) -> Scene:
-        s = Scene(self.layout, self.camera, dice, dome=self.layout.dome is not None, felt=self.felt)
+        """The dice on this table; `clean` (the calibration frame) has no noise, blur or light change."""
+        s = Scene(self.layout, self.camera, dice, dome=self.layout.dome is not None, felt=self.felt,
+                  glare=list(self.glare))
         if not clean:
             s.noise = float(rng.uniform(1.0, 5.0))
             s.blur = float(rng.uniform(0.0, 1.0))
             s.light = (float(rng.uniform(-0.25, 0.25)), float(rng.uniform(-0.25, 0.25)), float(rng.uniform(0, 0.5)))
-            s.glare = random_glare(self, rng)
         return s
 
 
@@ -59,16 +61,17 @@ def random_rig(game: str, rng: np.random.Generator, style: DieStyle | None = Non
     felt = tuple(int(c) for c in np.clip(np.array([60, 110, 25]) + rng.integers(-20, 20, 3), 0, 255))
     if style is None:
         style = RED if game == "craps" or rng.random() < 0.5 else WHITE
-    return TableRig(game, layout, cam, felt, style)
+    return TableRig(game, layout, cam, felt, style, random_glare(cam, layout.dome is not None, rng))
 
 
-def random_glare(rig: TableRig, rng: np.random.Generator) -> list:
-    n = int(rng.integers(0, 3)) + (2 if rig.layout.dome else 0)
+def random_glare(cam: PinholeCamera, dome: bool, rng: np.random.Generator) -> tuple:
+    """Highlights of the lights on the felt, more of them on a glass dome."""
+    n = int(rng.integers(0, 3)) + (2 if dome else 0)
     out = []
     for _ in range(n):
-        x, y = rng.uniform(0.1, 0.9) * rig.camera.width, rng.uniform(0.1, 0.9) * rig.camera.height
-        out.append((x, y, rng.uniform(6, 40), rng.uniform(2, 8), rng.uniform(0, 180)))
-    return out
+        x, y = rng.uniform(0.1, 0.9) * cam.width, rng.uniform(0.1, 0.9) * cam.height
+        out.append((float(x), float(y), float(rng.uniform(6, 40)), float(rng.uniform(2, 8)), float(rng.uniform(0, 180))))
+    return tuple(out)
 
 
 def area(rig: TableRig) -> tuple[float, float, float, float]:
@@ -186,7 +189,7 @@ def throw_track(rig: TableRig, dice: list[SceneDie], kind: str, rng: np.random.G
         row = []
         for j, die in enumerate(dice):
             x1, y1 = float(die.centre[0]), float(die.centre[1])
-            x0, y0 = -20.0, y1 + rng.uniform(-30, 30)
+            x0, y0 = -20.0, float(np.clip(y1 + rng.uniform(-30, 30), 1.5 * d, h - 1.5 * d))
             if kind == "wall_bounce" and j == 0:
                 apex = w - d / 2.0
                 if t < 0.5:

@@ -16,7 +16,7 @@ import numpy as np
 from .calibration import Calibration
 from .reading import Reading
 
-MAX_STEP_MM = 160.0  # furthest a die moves between two frames that are linked into one track
+MAX_STEP_MM = 120.0  # furthest a die moves between two frames that are linked into one track
 
 
 def side_of(line, p) -> float:
@@ -30,11 +30,12 @@ def beyond_sign(cal: Calibration) -> float:
     return float(np.sign(side_of(cal.layout.middle, (w / 2.0, h / 2.0))) or 1.0)
 
 
-def positions(reading: Reading, cal: Calibration) -> list[tuple[float, float]]:
+def positions(reading: Reading, cal: Calibration, blobs: bool = True) -> list[tuple[float, float]]:
+    """Table positions of the dice (and of the die-like blobs of a moving frame)."""
     out = []
     for d in reading.dice:
         out.append(d.table_xy if d.table_xy is not None else cal.to_table(d.x, d.y))
-    for b in reading.blobs:
+    for b in reading.blobs if blobs else ():
         out.append(b.table_xy if b.table_xy is not None else cal.to_table(b.x, b.y))
     return out
 
@@ -71,21 +72,23 @@ def hit_wall(tracks: list[list[tuple[float, float]]], cal: Calibration) -> bool:
     for t in tracks:
         for a, b, c in zip(t, t[1:], t[2:]):
             for w in cal.layout.walls:
-                if min(distance_to_segment(q, w) for q in (a, b, c)) > 4 * die:
+                if min(distance_to_segment(q, w) for q in (a, b, c)) > 8 * die:
                     continue
                 n = np.array([w[1][1] - w[0][1], w[0][0] - w[1][0]], float)
                 n /= max(np.linalg.norm(n), 1e-9)
                 v1 = (np.array(b) - np.array(a)) @ n
                 v2 = (np.array(c) - np.array(b)) @ n
                 d_b = abs(side_of(w, b)) / max(np.hypot(w[1][0] - w[0][0], w[1][1] - w[0][1]), 1e-9)
-                if v1 * v2 < 0 and abs(v1) > 0.5 * die and abs(v2) > 0.5 * die and d_b < 4 * die:
+                # It turned back on its way to the wall, close enough to have reached it between frames.
+                reach = max(abs(v1), abs(v2)) + die
+                if v1 * v2 < 0 and max(abs(v1), abs(v2)) > die and d_b < reach:
                     return True
     return False
 
 
 def passed_middle(reading: Reading, track: Sequence[Reading], cal: Calibration) -> tuple[bool, str]:
     """True when every die passed the middle line or one hit a wall; else False and why."""
-    frames = [positions(r, cal) for r in track] + [positions(reading, cal)]
+    frames = [positions(r, cal) for r in track] + [positions(reading, cal, blobs=False)]
     sign = beyond_sign(cal)
     line = cal.layout.middle
     tracks = link(frames)[: len(reading.dice)]

@@ -27,6 +27,11 @@ class Outcome:
     track_frames: int
 
 
+def on_felt(xy: tuple[float, float], cal: Calibration, margin: float = 0.0) -> bool:
+    w, h = cal.layout.felt_mm
+    return -margin <= xy[0] <= w + margin and -margin <= xy[1] <= h + margin
+
+
 def locate(reader: DiceReader, frame: np.ndarray) -> Reading:
     """Where die-like things are in a moving frame (no faces read, cheap): a Reading of blobs."""
     fg = reader.foreground(frame)
@@ -38,6 +43,8 @@ def locate(reader: DiceReader, frame: np.ndarray) -> Reading:
         # Die-sized and not thin (glare streaks and reflections are thin); motion blur may stretch a die.
         if 0.4 * d * d <= b.area <= 5 * d * d and min(rw, rh) >= 0.5 * d and max(rw, rh) <= 3.5 * d:
             xy = cal.to_table(b.x, b.y) if cal is not None else None
+            if xy is not None and not on_felt(xy, cal, margin=cal.layout.die_mm):
+                continue  # on the rail or beyond: not part of the track over the felt
             blobs.append(Blob(b.x, b.y, b.w, b.h, "moving", xy))
     return Reading((), tuple(blobs), d, (frame.shape[1], frame.shape[0]), cal is not None)
 

@@ -20,7 +20,8 @@ from vision.calibration import calibrate
 from vision.synthetic import render
 from vision.synthetic_scenes import random_rig, random_scene
 
-KINDS = ("valid", "cocked", "cocked", "touching", "overlapping", "overlapping", "stacked", "stacked", "off_table")
+KINDS = ("valid", "not_past_middle", "cocked", "cocked", "touching", "overlapping", "overlapping", "stacked", "stacked",
+         "off_table")
 POSES = {"flat": 0, "touching": 0, "off_table": 0, "cocked": 1, "stacked": 2, "overlapping": 3, "overlapped": 4}
 
 
@@ -42,7 +43,8 @@ def main(argv: list[str] | None = None) -> int:
             empty, _ = render(rig.scene([], rng, clean=True), rng)
             rigs[game] = (rig, calibrate(empty, rig.layout).die_px)
         rig, die_px = rigs[game]
-        kinds = [k for k in KINDS if not (k == "stacked" and game == "paikao")]
+        kinds = [k for k in KINDS if not (k == "stacked" and game == "paikao")
+                 and not (k == "not_past_middle" and game != "craps")]
         dice = random_scene(rig, kinds[int(rng.integers(0, len(kinds)))], rng)
         frame, truth = render(rig.scene(dice, rng), rng)
         h, w = frame.shape[:2]
