@@ -25,6 +25,8 @@ from firmware_host.rounds.engine import RoundEngine
 from firmware_host.rounds.inputs import CardSeen, ConsoleCommand, DomeStep, SpinSeen, SupervisorKey
 from firmware_host.rounds.setup import engine_settings, family_factory
 
+from vision.throw_judge import VoidReason
+
 from .engine_harness import ROOT, records, sent
 
 PINS = {"no_more_bets": 5, "confirm": 6, "void": 13, "new_shooter": 19, "supervisor_key": 26}
@@ -85,21 +87,30 @@ def test_craps_round_on_console_camera_and_vision(tmp_path, rendered_throw):
         assert table.handshake(5.0) == {"console": "connected", "camera": "connected"}
         recovery.start(engine)
         stop = threading.Event()
-        loop = threading.Thread(target=engine.run, args=(stop, 1), daemon=True)
+        loop = threading.Thread(target=engine.run, args=(stop,), daemon=True)
         loop.start()
         pin = factory.pin(PINS["no_more_bets"])
         pin.drive_low()
         time.sleep(0.1)
         pin.drive_high()
-        loop.join(30)
-        assert not loop.is_alive(), f"no result: phase {engine.phase}"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not list(engine.journal.records(kind="result")):
+            time.sleep(0.1)
         stop.set()
+        loop.join(10)
     finally:
         table.stop()
     actions = [e for e in records(engine, "event") if e["kind"] == "dealer_action"]
     assert actions[0]["detail"]["source"] == "gpio" and actions[0]["detail"]["action"] == "no_more_bets"
-    (result,) = [r for _, r in sent(engine, "/result")]
-    assert not result["void"] and sorted(result["faces"]) == faces  # what vision read is what was rendered
-    assert records(engine, "settlement")[0]["round"] == 1
+    result = [r for _, r in sent(engine, "/result")][0]
+    assert result["round"] == 1 and result["attempt"] == 1
     assert result["evidence"]["ref"].endswith(".png") and (tmp_path / "storage" / result["evidence"]["ref"]).exists()
+    if result["void"]:
+        # vision was not sure (its call, issue 4): the attempt is void with vision's reason, nothing is
+        # settled, and the table waits for the dice to be thrown again with the bets as they are
+        assert result["reason"] in {r.value for r in VoidReason} and not records(engine, "settlement")
+        assert engine.attempt >= 2
+    else:
+        assert sorted(result["faces"]) == faces  # what vision read is what was rendered
+        assert records(engine, "settlement")[0]["round"] == 1
     journal.close()
