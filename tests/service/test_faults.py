@@ -29,11 +29,11 @@ def first_arrivals(listener, suffix=None):
     return out
 
 
-def check_delivery(listener, storage):
+def check_delivery(listener, storage, table=TABLE):
     """The subscriber got every message of the outbox, first arrivals in seq order; every round's settlement once."""
     rows = outbox_rows(storage)
     assert all(sent for *_, sent in rows), "messages left unsent in the outbox"
-    table_rows = [seq for seq, topic, _, _ in rows if topic.startswith(TABLE + "/")]
+    table_rows = [seq for seq, topic, _, _ in rows if topic.startswith(table + "/")]
     assert listener.wait_for(lambda m: len({x.json().get("seq") for x in m if "seq" in x.json()}) >= len(table_rows), 20)
     got = [b["seq"] for b in first_arrivals(listener)]
     assert got == table_rows
@@ -79,6 +79,34 @@ def test_kill_9_at_each_phase_settles_every_bet_once(broker, tmp_path, phase):
         voids = [b for _, rnd, b in journal_rows(storage, "result") if rnd == 3 and b["void"]]
         assert any(v["reason"] == "service_restart" for v in voids)
     check_delivery(listener, storage)
+    listener.close()
+
+
+@pytest.mark.parametrize("game, phase, action", [
+    ("cussec", "betting", "resumed"), ("cussec", "revealing", "resumed"), ("cussec", "reading", "resumed"),
+    ("roulette", "spinning", "voided"), ("roulette", "settling", "resumed"),
+])
+def test_kill_9_in_other_families(broker, tmp_path, game, phase, action):
+    """Cussec resumes its dome (the dice under it have not moved); an interrupted roulette spin is void and
+    spun again; a journalled reading is settled once."""
+    table = f"tablehw/tables/sim-{game}"
+    listener = Listener(broker.url, [f"{table}/#"], persistent=True)
+    storage = tmp_path / "storage"
+    crash = table_config(tmp_path, game, broker.url, name="crash.toml", crash_at=f"{phase}:2", **FAST)
+    first = run_table(crash, rounds=10, timeout_s=90)
+    assert first.returncode == -signal.SIGKILL, first.stderr[-2000:]
+    accepted_before = {b["ticket"] for _, rnd, b in journal_rows(storage, "bet_accepted") if rnd == 2}
+    again = table_config(tmp_path, game, broker.url, name="again.toml", **FAST)
+    second = run_table(again, rounds=2, timeout_s=90)
+    assert second.returncode == 0, second.stderr[-2000:]
+    check_bets_settled_once(storage)
+    recovered = [b for _, _, b in journal_rows(storage, "event") if b["kind"] == "recovered"]
+    assert recovered[0]["detail"]["action"] == action and recovered[0]["round"] == 2
+    (round2,) = [b for _, rnd, b in journal_rows(storage, "settlement") if rnd == 2]
+    assert accepted_before <= {line["ticket"] for line in round2["bets"]}
+    if action == "voided":
+        assert any(b["reason"] == "service_restart" for _, rnd, b in journal_rows(storage, "result") if rnd == 2)
+    check_delivery(listener, storage, table)
     listener.close()
 
 
