@@ -63,7 +63,7 @@ class SimulatedTerminals:
         self.count = count
         self.bets_per_round = bets_per_round
         self.rng = random.Random(seed)
-        self.reply_topic = f"{topics.base.split('/tables/')[0]}/terminals/sim-{uuid.uuid4().hex[:8]}/replies"
+        self.reply_topic = f"{topics.base.split('/tables/')[0]}/replies/sim-terminals-{uuid.uuid4().hex[:8]}/bets"
         self.answers: Counter = Counter()  # "accepted" or the refusal reason
         self._outstanding: set[bytes] = set()
         self._done: Callable[[], None] | None = None
