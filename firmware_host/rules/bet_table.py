@@ -8,7 +8,7 @@ the very same tables, so what is settled and what is published as the edge canno
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Iterable
 
@@ -132,37 +132,119 @@ class BetTable:
         return self.index.get((bet, number))
 
 
-@dataclass
 class OpenBets:
-    """The bets on the layout, as parallel arrays (one row a bet) so a throw settles them all at once."""
+    """The bets on the layout, as parallel arrays (one row a bet) so a throw settles them all at once.
 
-    bets: list[Bet] = field(default_factory=list)
-    kind: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
-    state: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
-    stake: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    Arrays grow by doubling, and indexes by ticket and by (owner, bet, number, state) keep every
+    check made when a bet is placed O(1), however many bets are open.
+    """
+
+    def __init__(self) -> None:
+        self.bets: list[Bet] = []
+        self._kind = np.zeros(16, dtype=np.int32)
+        self._state = np.zeros(16, dtype=np.int8)
+        self._stake = np.zeros(16, dtype=np.int64)
+        self._tickets: set[str] = set()
+        self._positions: dict[str, int] | None = {}  # rebuilt lazily after rows move
+        self._totals: dict[tuple, int] = {}
 
     def __len__(self) -> int:
         return len(self.bets)
+
+    @property
+    def kind(self) -> np.ndarray:
+        return self._kind[: len(self.bets)]
+
+    @property
+    def state(self) -> np.ndarray:
+        return self._state[: len(self.bets)]
+
+    @property
+    def stake(self) -> np.ndarray:
+        return self._stake[: len(self.bets)]
 
     def add(self, bet: Bet, kind: int, state: int) -> None:
         self.add_many([bet], [kind], [state])
 
     def add_many(self, bets: list[Bet], kinds: list[int], states: list[int]) -> None:
-        self.bets.extend(bets)
-        self.kind = np.concatenate([self.kind, np.asarray(kinds, dtype=np.int32)])
-        self.state = np.concatenate([self.state, np.asarray(states, dtype=np.int8)])
-        self.stake = np.concatenate([self.stake, np.asarray([b.stake for b in bets], dtype=np.int64)])
+        start, end = len(self.bets), len(self.bets) + len(bets)
+        if end > len(self._kind):
+            capacity = max(end, 2 * len(self._kind))
+            for name in ("_kind", "_state", "_stake"):
+                old = getattr(self, name)
+                grown = np.zeros(capacity, dtype=old.dtype)
+                grown[:start] = old[:start]
+                setattr(self, name, grown)
+        self._kind[start:end] = kinds
+        self._state[start:end] = states
+        self._stake[start:end] = [b.stake for b in bets]
+        for offset, (bet, state) in enumerate(zip(bets, states)):
+            self.bets.append(bet)
+            self._index(bet, int(state), start + offset)
+
+    def _index(self, bet: Bet, state: int, position: int) -> None:
+        self._tickets.add(bet.ticket)
+        if self._positions is not None:
+            self._positions[bet.ticket] = position
+        self._count(bet, (bet.owner, bet.bet, bet.number, None), bet.stake)
+        self._count(bet, (bet.owner, bet.bet, None, state), bet.stake)
+
+    def _count(self, bet: Bet, key: tuple, amount: int) -> None:
+        total = self._totals.get(key, 0) + amount
+        if total:
+            self._totals[key] = total
+        else:
+            self._totals.pop(key, None)
+
+    def total(self, owner: str, bet: str, number: int | None) -> int:
+        """The owner's stakes on one bet (and number)."""
+        return self._totals.get((owner, bet, number, None), 0)
+
+    def total_in_state(self, owner: str, bet: str, state: int) -> int:
+        """The owner's stakes on one bet whose state (a line bet's point) is `state`."""
+        return self._totals.get((owner, bet, None, state), 0)
+
+    def update(self, states: np.ndarray, keep: np.ndarray) -> None:
+        """After a throw: every bet's new state, then only the rows where `keep` is true.
+        Indexes change only for the bets decided or moved to a new state."""
+        old = self.state.copy()
+        self.state[:] = states
+        for i in np.flatnonzero(keep & (old != self.state)).tolist():
+            bet = self.bets[i]
+            self._count(bet, (bet.owner, bet.bet, None, int(old[i])), -bet.stake)
+            self._count(bet, (bet.owner, bet.bet, None, int(states[i])), bet.stake)
+        self._drop(np.flatnonzero(~keep).tolist())
+        self._compact(keep)
 
     def keep(self, mask: np.ndarray) -> None:
         """Keep only the rows where mask is true."""
+        self._drop(np.flatnonzero(~mask).tolist())
+        self._compact(mask)
+
+    def _drop(self, rows: list[int]) -> None:
+        states = self.state
+        for i in rows:
+            bet = self.bets[i]
+            self._tickets.discard(bet.ticket)
+            self._count(bet, (bet.owner, bet.bet, bet.number, None), -bet.stake)
+            self._count(bet, (bet.owner, bet.bet, None, int(states[i])), -bet.stake)
+
+    def _compact(self, mask: np.ndarray) -> None:
+        n = len(self.bets)
         self.bets = [b for b, k in zip(self.bets, mask.tolist()) if k]
-        self.kind, self.state, self.stake = self.kind[mask], self.state[mask], self.stake[mask]
+        m = len(self.bets)
+        for name in ("_kind", "_state", "_stake"):
+            arr = getattr(self, name)
+            arr[:m] = arr[:n][mask]
+        self._positions = None
+
+    def __contains__(self, ticket: str) -> bool:
+        return ticket in self._tickets
 
     def position(self, ticket: str) -> int | None:
-        for i, b in enumerate(self.bets):
-            if b.ticket == ticket:
-                return i
-        return None
+        if self._positions is None:
+            self._positions = {b.ticket: i for i, b in enumerate(self.bets)}
+        return self._positions.get(ticket)
 
 
 @dataclass

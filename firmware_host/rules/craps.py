@@ -248,12 +248,11 @@ class Craps(DiceGame):
             raise refuse(RefusalReason.MALFORMED, f"{bet.bet} needs the point it backs (4, 5, 6, 8, 9 or 10), got {bet.number!r}")
         dark = bet.bet == "dont_odds"
         bases = DARK_LINE if dark else LIGHT_LINE
-        line = sum(b.stake for i, b in enumerate(open_bets.bets)
-                   if b.owner == bet.owner and b.bet in bases and int(open_bets.state[i]) == bet.number)
+        line = sum(open_bets.total_in_state(bet.owner, base, bet.number) for base in bases)
         if not line:
             raise refuse(RefusalReason.NO_LINE_BET,
                          f"{bet.bet} on {bet.number} needs {bet.owner}'s {' or '.join(bases)} bet with point {bet.number}")
-        odds = sum(b.stake for b in open_bets.bets if b.owner == bet.owner and b.bet == bet.bet and b.number == bet.number)
+        odds = open_bets.total(bet.owner, bet.bet, bet.number)
         total = odds + bet.stake if isinstance(bet.stake, int) else odds
         limit = self.book.dark_odds if dark else self.book.light_odds
         multiple = limit.multiple or self.odds_multiple

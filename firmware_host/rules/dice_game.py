@@ -93,8 +93,7 @@ class DiceGame:
             raise refuse(RefusalReason.UNDER_MINIMUM, f"stake {stake} is under the minimum {unit} for {bet.bet}")
         if stake % unit:
             raise refuse(RefusalReason.NOT_MULTIPLE_OF_MINIMUM, f"stake {stake} is not a multiple of {unit} for {bet.bet}")
-        same = [i for i, b in enumerate(open_bets.bets) if b.owner == bet.owner and b.bet == bet.bet and b.number == bet.number]
-        total = stake + int(open_bets.stake[same].sum()) if same else stake
+        total = stake + open_bets.total(bet.owner, bet.bet, bet.number)
         maximum = self.limits.maximum_for(bet.bet) * at_risk.denominator // at_risk.numerator
         if total > maximum:
             raise refuse(RefusalReason.OVER_MAXIMUM,
@@ -137,7 +136,7 @@ class DiceTable:
             raise refuse(RefusalReason.MALFORMED, f"bet id must be text, got {bet.bet!r}")
         if bet.number is not None and (isinstance(bet.number, bool) or not isinstance(bet.number, int)):
             raise refuse(RefusalReason.MALFORMED, f"number must be a whole number, got {bet.number!r}")
-        if self.open_bets.position(bet.ticket) is not None:
+        if bet.ticket in self.open_bets:
             raise refuse(RefusalReason.DUPLICATE_TICKET, f"ticket {bet.ticket} is already on the layout")
         kind, start = self.game.kind_for(self.state, self.open_bets, bet)
         self.game.check_stake(self.open_bets, bet, kind)
@@ -162,9 +161,7 @@ class DiceTable:
         settlement = settle(self.game.table, self.open_bets, outcome, self.game.rounding)
         before = self.state
         self.state = self.game.next_state(self.state, faces)
-        staying = settlement.code == 0
-        self.open_bets.state = settlement.state.astype(np.int8)
-        self.open_bets.keep(staying)
+        self.open_bets.update(settlement.state, settlement.code == 0)
         return ThrowResult(faces, before, self.state, settlement)
 
     def return_all(self) -> list[BetOutcome]:
