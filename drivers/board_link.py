@@ -7,11 +7,16 @@ The session itself (handshake, acks, retransmission, heartbeats, health) lives i
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable, Protocol
 
+from .errors import ProtocolError
 from .events import DeviceEvent
+from .protocol.boards import unpack_event
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,3 +49,33 @@ class BoardLink(Protocol):
 
     def release_output(self, name: str) -> None:
         """Return an output to its safe value and stop renewing it."""
+
+
+class BoardDriver:
+    """Common part of the drivers fed by a firmware board: each event is decoded by the board's
+    vocabulary and handed to the subclass's `_on_<event name>(event, **fields)`; an event that does
+    not decode is counted and logged, never half-parsed. Subclasses call `_subscribe()` last in
+    their constructor, once they are ready for events."""
+
+    vocabulary = None  # the board's event table from drivers.protocol.boards (SHOE, WHEEL, ...)
+
+    def __init__(self, link: BoardLink, emit: Callable[[DeviceEvent], None], name: str) -> None:
+        self.link = link
+        self.emit = emit
+        self.name = name
+        self.bad_events = 0
+
+    def _subscribe(self) -> None:
+        self.link.subscribe(self.on_board_event, self.emit)
+
+    def on_board_event(self, event: BoardEvent) -> None:
+        try:
+            name, fields = unpack_event(self.vocabulary, event.code, event.data)
+        except ProtocolError as exc:
+            self.bad_events += 1
+            log.error("%s: %s", self.name, exc)
+            return
+        getattr(self, f"_on_{name}")(event, **fields)
+
+    def _stamp(self, event: BoardEvent) -> dict:
+        return {"device": self.name, "mono": event.mono, "utc": event.utc}

@@ -9,7 +9,7 @@ from gpiozero import LED, Buzzer
 
 from .errors import DeviceConfigError
 from .events import ButtonPressed, ConsoleButton, DeviceEvent, SupervisorKey
-from .gpio_inputs import DebounceGroup, DebouncedInput
+from .gpio_inputs import DebounceGroup, DebouncedInput, release_devices
 from .settings import ConsoleSettings
 
 BUTTONS = (ConsoleButton.NO_MORE_BETS, ConsoleButton.CONFIRM, ConsoleButton.VOID, ConsoleButton.NEW_SHOOTER)
@@ -73,12 +73,4 @@ class DealerConsole:
 
     def close(self) -> None:
         """Lamps and buzzer off, pins released."""
-        self.debounce.stop()
-        for device in reversed(self._devices):
-            try:
-                if hasattr(device, "off"):
-                    device.off()
-                device.close()
-            except Exception:
-                pass
-        self._devices.clear()
+        release_devices(self.name, self.debounce, self._devices)

@@ -18,7 +18,7 @@ from gpiozero import LED, DigitalOutputDevice
 from .errors import DeviceConfigError
 from .dome_procedure import DomeProcedure, Outcome
 from .events import DeviceEvent, DomeOutOfOrder, DomePhase, DomeStep, now_stamp
-from .gpio_inputs import DebounceGroup, DebouncedInput
+from .gpio_inputs import DebounceGroup, DebouncedInput, release_devices
 from .settings import DomeSettings
 
 
@@ -136,12 +136,4 @@ class CussecDome:
 
     def close(self) -> None:
         """Every output off, every pin released."""
-        self.debounce.stop()
-        for device in reversed(self._devices):
-            try:
-                if hasattr(device, "off"):
-                    device.off()
-                device.close()
-            except Exception:
-                pass
-        self._devices.clear()
+        release_devices(self.name, self.debounce, self._devices)

@@ -8,6 +8,7 @@ came before the bell before the bell, and never mistakes a burst of bounce for p
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from datetime import datetime, timedelta
@@ -17,6 +18,8 @@ from gpiozero import DigitalInputDevice
 
 from .errors import DeviceConfigError
 from .events import now_stamp
+
+log = logging.getLogger(__name__)
 
 OnLevel = Callable[[bool, float, datetime], None]
 
@@ -119,3 +122,17 @@ class DebouncedInput:
 
     def close(self) -> None:
         self.device.close()
+
+
+def release_devices(name: str, debounce: "DebounceGroup", devices: list) -> None:
+    """Stop debouncing, switch every output off and release every pin (last created first).
+    A pin that fails to release is logged and the rest are still released."""
+    debounce.stop()
+    for device in reversed(devices):
+        try:
+            if hasattr(device, "off"):
+                device.off()
+            device.close()
+        except Exception as exc:  # one stuck pin must not keep the others claimed
+            log.warning("%s: releasing %r failed: %s", name, device, exc)
+    devices.clear()

@@ -10,40 +10,26 @@ from __future__ import annotations
 import logging
 from typing import Callable
 
-from .board_link import BoardEvent, BoardLink
-from .errors import ProtocolError
+from .board_link import BoardDriver, BoardEvent, BoardLink
 from .events import (
     CardOut, CardSequenceGap, CardUnreadable, CutCardSeen, DeviceEvent, SensorFault, ShoeEmptied, ShoeLoaded, Suit,
 )
-from .protocol.boards import FAULTS, SHOE, unpack_event
+from .protocol.boards import FAULTS, SHOE
 
 log = logging.getLogger(__name__)
 
 SUITS = (Suit.CLUBS, Suit.DIAMONDS, Suit.HEARTS, Suit.SPADES)  # board suit codes 0..3
 
 
-class ShoeBoard:
+class ShoeBoard(BoardDriver):
     """Turns a shoe scanner board's events into CardOut, CutCardSeen, ShoeEmptied and friends."""
 
+    vocabulary = SHOE
+
     def __init__(self, link: BoardLink, *, emit: Callable[[DeviceEvent], None], name: str = "shoe") -> None:
-        self.link = link
-        self.emit = emit
-        self.name = name
+        super().__init__(link, emit, name)
         self.next_seq = 1
-        self.bad_events = 0
-        link.subscribe(self.on_board_event, emit)
-
-    def on_board_event(self, event: BoardEvent) -> None:
-        try:
-            name, fields = unpack_event(SHOE, event.code, event.data)
-        except ProtocolError as exc:
-            self.bad_events += 1
-            log.error("%s: %s", self.name, exc)
-            return
-        getattr(self, f"_on_{name}")(event, **fields)
-
-    def _stamp(self, event: BoardEvent) -> dict:
-        return {"device": self.name, "mono": event.mono, "utc": event.utc}
+        self._subscribe()
 
     def _check_seq(self, event: BoardEvent, seq: int) -> None:
         if seq != self.next_seq:

@@ -12,12 +12,11 @@ from __future__ import annotations
 import logging
 from typing import Callable
 
-from .board_link import BoardEvent, BoardLink
-from .errors import ProtocolError
+from .board_link import BoardDriver, BoardEvent, BoardLink
 from .events import (
     DeviceEvent, Direction, RotorMeasured, SensorFault, WheelPhase, WheelPhaseChanged, WheelResult,
 )
-from .protocol.boards import FAULTS, NO_BALL, WHEEL, unpack_event
+from .protocol.boards import FAULTS, NO_BALL, WHEEL
 from .wheel_layout import SpinChecks, wheel_order
 
 log = logging.getLogger(__name__)
@@ -46,14 +45,14 @@ def direction_from_passes(passes: list[tuple[int, int]]) -> Direction | None:
     return None
 
 
-class WheelBoard:
+class WheelBoard(BoardDriver):
     """Turns a wheel sensor board's events into RotorMeasured, WheelPhaseChanged, WheelResult, SensorFault."""
+
+    vocabulary = WHEEL
 
     def __init__(self, link: BoardLink, *, emit: Callable[[DeviceEvent], None], name: str = "wheel",
                  order: str = "french", min_revolutions: int = 3, rotor_rpm_step: float = 1.0) -> None:
-        self.link = link
-        self.emit = emit
-        self.name = name
+        super().__init__(link, emit, name)
         self.order = wheel_order(order)
         self.checks = SpinChecks(min_revolutions)
         self.rotor_rpm_step = rotor_rpm_step
@@ -66,20 +65,7 @@ class WheelBoard:
         self._reported_rotor: tuple[float, Direction] | None = None
         self.active_faults: set[str] = set()
         self._fault_in_spin = False
-        self.bad_events = 0
-        link.subscribe(self.on_board_event, emit)
-
-    def on_board_event(self, event: BoardEvent) -> None:
-        try:
-            name, fields = unpack_event(WHEEL, event.code, event.data)
-        except ProtocolError as exc:
-            self.bad_events += 1
-            log.error("%s: %s", self.name, exc)
-            return
-        getattr(self, f"_on_{name}")(event, **fields)
-
-    def _stamp(self, event: BoardEvent) -> dict:
-        return {"device": self.name, "mono": event.mono, "utc": event.utc}
+        self._subscribe()
 
     def _on_rotor_index(self, event: BoardEvent, sensor: int) -> None:
         self.rotor_pulses.append((sensor, event.device_ms))
