@@ -28,7 +28,7 @@ venv: $(VENV)/.stamp
 
 # Mosquitto (the broker the tests run on loopback) and socat (pty pairs) come from Debian.
 system-packages:
-	@missing=""; for p in $(APT_PACKAGES); do command -v $$p >/dev/null || missing="$$missing $$p"; done; \
+	@missing=""; for p in $(APT_PACKAGES); do command -v $$p >/dev/null || [ -x /usr/sbin/$$p ] || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing with apt:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing </dev/null; \
