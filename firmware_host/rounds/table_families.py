@@ -191,6 +191,7 @@ class BaccaratFamily(Family):
         with self.engine.journal.transaction() as txn:
             txn.record("card", data, round=self.engine.round)
             self.engine.publish_state(txn)
+        self.engine.checkpoint("card", self.engine.round)  # a crash with part of the coup out of the shoe
 
     def card(self, item: CardSeen) -> None:
         try:
