@@ -16,8 +16,8 @@ from ..errors import ConfigError
 
 log = logging.getLogger(__name__)
 
-CHECKPOINTS = ("betting", "no_more_bets", "throwing", "spinning", "dealing", "card", "revealing", "reading",
-               "confirming", "held", "settling", "publishing")
+CHECKPOINTS = ("preparing", "betting", "no_more_bets", "throwing", "spinning", "dealing", "card", "revealing",
+               "reading", "confirming", "held", "settling", "publishing")
 
 
 class CrashAt:
