@@ -17,6 +17,7 @@ from fractions import Fraction
 
 import pytest
 
+from firmware_host.errors import InputFileError
 from firmware_host.simulation.shoe_log import ShoeLog
 
 from .listener import Listener
@@ -216,3 +217,27 @@ def test_external_kill_9_mid_shoe(broker, tmp_path):
     check_delivery(listener, storage, TABLE)
     check_results_in_order(listener)
     listener.close()
+
+
+def test_a_card_torn_by_the_kill_never_left_the_shoe(tmp_path):
+    """A kill in the middle of writing a card leaves a torn last line: that card was never handed to the
+    table (it is written before it is seen), so it is still in the shoe."""
+    record = ShoeLog(tmp_path)
+    record.start(1, ["5H", "7H", "QC", "2S"], 3)
+    record.card(1, "5H", "dealt")
+    record.card(1, "7H", "dealt")
+    with open(record.path, "a") as handle:
+        handle.write('{"coup": 1, "card": "Q')
+    found = record.read()
+    assert (found.shoe, found.position, found.cut_at) == (1, 2, 3)
+    assert [line["card"] for line in found.out] == ["5H", "7H"]
+
+
+def test_an_unreadable_shoe_record_is_a_clear_error(tmp_path):
+    record = ShoeLog(tmp_path)
+    record.start(1, ["5H", "7H"], 1)
+    with open(record.path, "a") as handle:
+        handle.write("scribbled\n")
+        handle.write('{"coup": 1, "card": "5H", "as": "dealt"}\n')
+    with pytest.raises(InputFileError, match=r"simulated-shoe.jsonl: line 2 is not JSON"):
+        record.read()
