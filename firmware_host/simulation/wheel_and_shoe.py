@@ -60,7 +60,7 @@ class SimulatedShoe(SimulatedTable):
         self.record = ShoeLog(self.evidence.storage)
         self._hand = threading.Lock()  # the shoe and the dealer's coup: engine thread (phases) and timer thread (cards)
         self.coup: Any = None  # the coup the dealer is dealing (a rules-core validator over `model`)
-        self.coup_no = 0  # coups dealt from this shoe, counting only those with a card out
+        self.coup_no = 0  # the dealer's coup number in this shoe (groups the record's card lines by coup)
 
     def start(self, sink) -> None:
         with self._hand:
@@ -69,7 +69,7 @@ class SimulatedShoe(SimulatedTable):
                 self.load(1)
             else:
                 self._take_up(found)
-                log.info("simulated shoe %d taken up again: %d cards out, %d coups dealt, cut card %s", self.number,
+                log.info("simulated shoe %d taken up again: %d cards out, last coup %d, cut card %s", self.number,
                          self.position, self.coup_no, "out" if self.cut_at < 0 else f"at {self.cut_at}")
         super().start(sink)
 
