@@ -3,7 +3,8 @@
     TableService(config, "config/craps.toml", simulate=True, rounds=10).run()  -> exit status
 
 Start-up order: verify the journal (corrupt → lock out: publish `locked`, exit 78, which systemd
-does not restart) → connect MQTT in the background (the table plays while the broker is away; the
+does not restart) → rebuild the result board from the journal's current session and queue it
+(retained) → connect MQTT in the background (the table plays while the broker is away; the
 outbox keeps everything) → start the devices and wait for their handshake → READY=1 to systemd →
 recover the round from the journal → run the engine's loop (it pings the systemd watchdog each
 turn). SIGTERM finishes the current step, waits (bounded) for the outbox and says "offline".
@@ -29,7 +30,7 @@ from .mqtt.link import LinkSettings, MqttLink, Will
 from .outbox import OutboxSender
 from .rounds import recovery
 from .rounds.engine import RoundEngine, RoundSummary, no_checkpoint
-from .rounds.setup import engine_settings, family_factory, game_name
+from .rounds.setup import board_keeper, engine_settings, family_factory, game_name
 from .sd_notify import Notifier
 from .service_config import MqttSection, SimulationSection, StorageSection, storage_path
 
@@ -101,8 +102,9 @@ class TableService:
         if self.simulate and self.sim.crash_at:
             from .simulation.faults import CrashAt
             checkpoint = CrashAt(self.sim.crash_at)
-        engine = RoundEngine(settings, journal, self.topics, family_factory(self.config, self.source), devices,
-                             checkpoint=checkpoint, on_round=self.on_round)
+        factory = family_factory(self.config, self.source)  # a game the service cannot run stops here
+        engine = RoundEngine(settings, journal, self.topics, factory, devices, checkpoint=checkpoint,
+                             on_round=self.on_round, board=self.rebuild_board(journal))
         engine.evidence = evidence
         self.engine = engine
         link = MqttLink(self.link_settings, Will(self.topics.availability, availability(self.table_id, "offline"),
@@ -137,6 +139,19 @@ class TableService:
             sender.stop()
             journal.close()
         return 0
+
+    def rebuild_board(self, journal: Journal) -> Any:
+        """The result board as it was before this start: the current session's results and events
+        replayed from the journal; published (retained) at once, so a board joining sees it."""
+        board = board_keeper(self.config, self.source)
+        if board is None:
+            return None
+        results = board.replay(journal)
+        log.info("table %s: result board rebuilt from the journal: %d results this %s", self.table_id, results,
+                 "shoe" if board.history.reset_on == "new_shoe" else "session")
+        with journal.transaction() as txn:
+            board.publish(txn, self.topics.board)
+        return board
 
     def devices(self, evidence: EvidenceStore) -> tuple[Any, Any]:
         """The table's devices: [devices] through issue 5's drivers, or with --simulate the simulated

@@ -1,17 +1,23 @@
 """A table's board kept from the service's own payloads (docs/mqtt.md): every `result` and `event`
 goes through `BoardKeeper`, which says whether the retained `board` must be published again.
 
-Working from the published payloads (as plain JSON data) keeps boards out of the round engine:
-the service calls `on_result` / `on_event` in the journal transaction that publishes them, and
-after a restart replays the current session's results and events from the journal to rebuild
-the same board. Void attempts change nothing (they have no result). The board is reset when the
-table opens (`table_opened`: a new session) and, at baccarat, at a new shoe (`new_shoe`).
+Working from the published payloads keeps boards out of the round engine and gives one path for
+the live table and a restart: the engine hands every result and event it journals to `follow`
+(in the same transaction), and at start-up `replay` feeds the journalled ones of the current
+session back through the same code, so the board after a restart is the board before it.
+Void attempts change nothing (they have no result). Resets (docs/mqtt.md, Board payloads): the
+event `table_opened` starts a new session at every game but baccarat, whose roads follow the
+shoe (a table closed and reopened keeps its shoe); `new_shoe` starts baccarat's next shoe. Each
+reset is journalled as a `board_reset` record, so a restart replays only what followed it.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
+
+import msgspec
 
 from .baccarat_roads import BANKER, PLAYER, TIE, Coup
 from ..config import TableConfig
@@ -28,6 +34,11 @@ from .roulette_stats import Spin
 # The service's game names (config [game] name) and the board each gets.
 BOARD_OF_GAME = {"roulette": "roulette", "punto_banco": "baccarat", "baccarat": "baccarat", "craps": "craps",
                  "cussec": "cussec", "banca_francesa": "banca_francesa", "paikao": "paikao"}
+BOARD_KINDS = ("result", "event")  # the journal records a board follows
+RESET_RECORD = "board_reset"  # journalled with each reset: where a restart's replay starts
+
+log = logging.getLogger(__name__)
+
 WINNER = {"banker": BANKER, "player": PLAYER, "tie": TIE, BANKER: BANKER, PLAYER: PLAYER, TIE: TIE}
 
 
@@ -70,36 +81,76 @@ class BoardKeeper:
                  table: TableInfo | None = None, history: History | None = None) -> None:
         self.game = game
         self.history = history if history is not None else history_for(game, table_id, settings, table)
+        self.resets = 0  # how many times the history was emptied (a new one is journalled by `follow`)
 
     def replay(self, journal: Any) -> int:
-        """Rebuild the board from a journal (`firmware_host.journal.Journal`) after a restart: its
-        `result` and `event` records, in order (a `table_opened` event starts the session again).
-        Returns how many results the board holds afterwards."""
-        for record in journal.records(kinds=("result", "event")):
-            data = record.data()
-            if record.kind == "event":
-                self.on_event(data)
-            else:
-                self.on_result(data)
+        """Rebuild the board from a journal (`firmware_host.journal.Journal`) after a restart: from the
+        last `board_reset` record (or the journal's start), its `result` and `event` records in order,
+        through the same code as the live table. Returns how many results the board holds."""
+        mark = journal.last_record((RESET_RECORD,))
+        after = 0
+        if mark is not None:
+            self._reset(**mark.data())
+            after = mark.seq
+        for record in journal.records(kinds=BOARD_KINDS, after=after):
+            self.apply(record.kind, record.data())
         return self.history.size()
+
+    def follow(self, txn: Any, kind: str, data: bytes, topic: str) -> None:
+        """The live table: `data` (a `result` or `event` payload) was just journalled in `txn`
+        (`firmware_host.journal.Transaction`); journal a reset and publish the board (retained) in
+        the same transaction when it changed."""
+        resets = self.resets
+        if not self.apply(kind, msgspec.json.decode(data)):
+            return
+        if self.resets != resets:
+            txn.record(RESET_RECORD, self.reset_mark())
+        self.publish(txn, topic)
+
+    def publish(self, txn: Any, topic: str) -> None:
+        """Queue the board, retained, in the journal's outbox (its `seq` is filled in there)."""
+        txn.publish(topic, self.message(txn.utc), retain=True)
+
+    def apply(self, kind: str, payload: Mapping[str, Any]) -> bool:
+        """A journalled `result` or `event` payload; True when the board changed. A payload the board
+        cannot use is logged and skipped (live and in a replay alike): a board never stops a round."""
+        try:
+            return self.on_result(payload) if kind == "result" else self.on_event(payload)
+        except BoardInputError as exc:
+            log.error("board: %s: skipped", exc)
+            return False
 
     def message(self, utc: str) -> BoardMessage:
         return self.history.message(utc)
 
+    def reset_mark(self) -> dict[str, Any]:
+        """What a `board_reset` record holds: the reason, and baccarat's shoe number."""
+        h = self.history
+        return {"reason": h.reset_reason, "shoe": h.shoe if isinstance(h, BaccaratHistory) else None}
+
+    def _reset(self, reason: str | None, shoe: int | None = None) -> None:
+        self.history.reset(reason)
+        if shoe is not None and isinstance(self.history, BaccaratHistory):
+            self.history.shoe = shoe
+        self.resets += 1
+
     def on_event(self, event: Mapping[str, Any]) -> bool:
-        """Apply an `event` payload; True when the board changed."""
+        """Apply an `event` payload; True when the board changed (or must be shown again)."""
         kind, h = event.get("kind"), self.history
+        detail = event.get("detail") or {}
         if kind == "table_opened":
-            h.reset("new_session")
+            if not isinstance(h, BaccaratHistory):  # baccarat's roads follow the shoe, not the session
+                self._reset("new_session")
             return True
         if kind == "new_shoe" and isinstance(h, BaccaratHistory):
-            h.reset("new_shoe")
+            shoe = detail.get("shoe")
+            self._reset("new_shoe", shoe if isinstance(shoe, int) and not isinstance(shoe, bool) else h.shoe + 1)
             return True
         if kind == "last_coup" and isinstance(h, BaccaratHistory):
             h.announce_last_coup()
             return True
         if kind == "new_shooter" and isinstance(h, CrapsHistory):
-            shooter = (event.get("detail") or {}).get("shooter")
+            shooter = detail.get("shooter")
             h.new_shooter(int(shooter) if isinstance(shooter, int) else h.shooter + 1)
             return True
         return False
@@ -133,6 +184,7 @@ class BoardKeeper:
                 point_after, shooter_after = craps_state_after(point_before, shooter_before, faces)
                 if "point_after" in outcome:
                     point_after = outcome["point_after"] or 0
+                shooter_after = outcome.get("shooter_after", shooter_after)
                 h.add(faces, point_before, point_after, shooter_before, shooter_after, **ref)
             else:
                 h.add(self._faces(result), **ref)

@@ -103,6 +103,8 @@ def act(engine, command: ConsoleCommand, outcome) -> None:
         engine.close_betting(who=command.who, source=command.source)
     elif action == "open_betting":
         engine.table_open = True
+        engine.event("table_opened", {"game": engine.settings.game, "rulebook": engine.settings.rulebook},
+                     who=command.who)  # a new session: the result boards start again (docs/mqtt.md)
         if family_opens_rounds(engine):
             engine.open_round()
         else:

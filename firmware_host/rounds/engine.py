@@ -8,7 +8,8 @@ crash at any instant leaves the journal saying exactly how far the round got (ro
 A round: open (bets accepted) → no more bets → the game's play phase (throw, dome, spin, deal) →
 reading → [dealer confirm] → settle + publish → next round. A void attempt (void throw, no-spin)
 settles nothing and the round goes on; a voided round returns every stake. The per-game parts
-live in a `Family` (families.py, card_family.py).
+live in a `Family` (families.py, table_families.py). Result boards follow every result and event
+the engine journals (`board`, boards/keeper.py), in the same transaction.
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ class RoundEngine:
 
     def __init__(self, settings: EngineSettings, journal: Journal, topics: Topics, family_factory: Callable,
                  devices: Any, *, clock: Any = None, checkpoint: Callable[[str, int], None] = no_checkpoint,
-                 on_round: Callable[[RoundSummary], None] | None = None) -> None:
+                 on_round: Callable[[RoundSummary], None] | None = None, board: Any = None) -> None:
         self.settings = settings
         self.journal = journal
         self.topics = topics
@@ -113,6 +114,7 @@ class RoundEngine:
         self.round_open = False
         self.tickets: dict[str, bytes] = {}  # ticket -> the accepted request, for idempotent re-sends
         self.evidence: Any = None  # an EvidenceStore, for families that write their own evidence (card logs)
+        self.board = board  # a boards.keeper.BoardKeeper (None: the game has no result board)
         self.family = family_factory(self)
         self.book = self.family.book
 
@@ -202,6 +204,8 @@ class RoundEngine:
         data = msgspec.json.encode(payload)
         txn.record("event", data, round=self.round or None)
         txn.publish(self.topics.events, data)
+        if self.board is not None:
+            self.board.follow(txn, "event", data, self.topics.board)
 
     def set_phase(self, phase: Phase, *, event: str | None = None, detail: dict | None = None,
                   who: str | None = None, why: str | None = None) -> None:
@@ -316,7 +320,6 @@ class RoundEngine:
             self._result(txn, void=False, reason=None, fields=pending.fields, evidence=pending.evidence,
                          manual=pending.manual)
             self._settlement(txn, outcomes, void=False)
-            self.family.board(txn, pending)
             self.publish_state(txn)
             self.checkpoint(Phase.SETTLING.value, self.round)  # a crash here: nothing above is committed
         self.checkpoint("publishing", self.round)
@@ -331,6 +334,8 @@ class RoundEngine:
         data = msgspec.json.encode(msgspec.structs.replace(payload, seq=txn.next_message_seq()))
         txn.record("result", data, round=self.round)
         txn.publish(self.topics.result, data, retain=True)
+        if self.board is not None:
+            self.board.follow(txn, "result", data, self.topics.board)
 
     def _settlement(self, txn: Transaction, outcomes: list, *, void: bool) -> None:
         payload = settlement_payload(self.settings.table_id, self.round, txn.utc, self.settings.currency, outcomes,

@@ -1,8 +1,9 @@
 """The per-game part of a round: dice thrown on the layout (craps, banca francesa) and cussec's dome.
 
 A `Family` tells the engine how its result arrives (device events), how to read it into result
-fields, how to settle, what a void attempt means, and what the boards get. The engine stays the
-one owner; a family only calls the engine's methods from the engine's own thread.
+fields, how to settle and what a void attempt means (result boards follow the engine's published
+results and events: boards/keeper.py). The engine stays the one owner; a family only calls the
+engine's methods from the engine's own thread.
 """
 
 from __future__ import annotations
@@ -10,13 +11,11 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ..journal import Transaction
 from ..mqtt.contract import ManualResult
 from ..rules.banca_francesa import DECIDING
 from ..rules.dice import BadThrow, outcome_index
 from .books import DiceBook
 from .inputs import DiceSeen, DomeStep, Phase, ThrowStarted
-from .payloads import round_id
 
 log = logging.getLogger(__name__)
 
@@ -28,10 +27,9 @@ class Family:
     play_phase = Phase.THROWING
     timer_closes_betting = True  # cussec: the dealer's bell closes betting, not a timer
 
-    def __init__(self, engine, book, history=None) -> None:
+    def __init__(self, engine, book) -> None:
         self.engine = engine
         self.book = book
-        self.history = history  # a boards.history.History, or None
 
     # state
     def state_view(self) -> dict[str, Any]:
@@ -75,17 +73,8 @@ class Family:
         """The outcome a journalled valid reading stands for (None: it cannot be rebuilt)."""
         return None
 
-    # settlement and boards
+    # settlement
     def settle(self, outcome: Any) -> list:
-        raise NotImplementedError
-
-    def board(self, txn: Transaction, pending) -> None:
-        if self.history is None:
-            return
-        self.add_to_history(pending)
-        txn.publish(self.engine.topics.board, self.history.message(txn.utc), retain=True)
-
-    def add_to_history(self, pending) -> None:
         raise NotImplementedError
 
     # supervisor override
@@ -103,8 +92,8 @@ class Family:
 class DiceFamily(Family):
     """Dice thrown on the layout: no more bets → thrown → at rest → read and judged → settle."""
 
-    def __init__(self, engine, game, history=None) -> None:
-        super().__init__(engine, DiceBook(game), history)
+    def __init__(self, engine, game) -> None:
+        super().__init__(engine, DiceBook(game))
         self.rules = game
         self.game = game.game
 
@@ -156,16 +145,6 @@ class DiceFamily(Family):
     def outcome_from(self, fields: dict) -> Any:
         return tuple(fields["faces"]) if fields.get("faces") else None
 
-    def add_to_history(self, pending) -> None:
-        engine, faces = self.engine, tuple(pending.outcome)
-        rid = round_id(engine.settings.table_id, engine.round)
-        if self.game == "craps":
-            o = pending.fields["outcome"]
-            self.history.add(faces, o["point_before"] or 0, o["point_after"] or 0, o["shooter"], o["shooter_after"],
-                             engine.round, rid)
-        else:
-            self.history.add(faces, engine.round, rid)
-
     def manual_outcome(self, result: dict) -> tuple[Any, dict]:
         faces = ManualResult(**result).faces
         try:
@@ -177,8 +156,6 @@ class DiceFamily(Family):
     def new_shooter(self) -> None:
         """Craps: the dice pass to the next shooter (2010 Art. 4.1)."""
         self.book.state = self.rules.new_shooter(self.book.state)
-        if self.history is not None:
-            self.history.new_shooter(self.book.state.shooter)
         with self.engine.journal.transaction() as txn:
             txn.record("game_state", {"game_state": self.book.state_data()}, round=self.engine.round or None)
             self.engine.event("new_shooter", {"shooter": self.book.state.shooter}, txn=txn)
@@ -196,8 +173,8 @@ class CussecFamily(DiceFamily):
     play_phase = Phase.REVEALING
     timer_closes_betting = False
 
-    def __init__(self, engine, game, history=None) -> None:
-        super().__init__(engine, game, history)
+    def __init__(self, engine, game) -> None:
+        super().__init__(engine, game)
         self.lifted = False
 
     def handle(self, item: Any) -> None:

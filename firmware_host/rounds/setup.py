@@ -1,9 +1,10 @@
-"""From a table config to the game's round family, its result-board history and the engine's settings."""
+"""From a table config to the game's round family, its result board and the engine's settings."""
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
+from ..boards.keeper import BoardKeeper, history_for_config
 from ..config import BancaFrancesaGame, CrapsGame, CussecGame, TableConfig
 from ..errors import ConfigError
 from ..games import build_dice_game
@@ -26,24 +27,11 @@ def game_name(config: TableConfig) -> str:
     return type(config.game).__struct_config__.tag
 
 
-def board_history(config: TableConfig, source: str) -> Any:
-    """The boards history for this game (issue 8's firmware_host.boards), or None if it has none."""
-    from ..boards import history as h
-    from ..boards.table_info import table_info
-
-    name, table_id = game_name(config), config.table.id
-    info = table_info(config, source)
-    board = config.board
-    settings = h.BoardSettings(board.last_n, board.window, board.hot_cold)
-    if name == "craps":
-        return h.CrapsHistory(table_id, settings, info)
-    if name in ("cussec", "banca_francesa"):
-        return h.ThreeDiceHistory(name, table_id, settings, info)
-    if name == "roulette":
-        return h.RouletteHistory(table_id, settings, info)
-    if name == "punto_banco":
-        return h.BaccaratHistory(table_id, settings, info)
-    return None
+def board_keeper(config: TableConfig, source: str) -> BoardKeeper | None:
+    """The table's result board (boards/keeper.py) with its `[board]` settings, limits and paytable;
+    None for a game without one. The engine feeds it; the service replays the journal into it at start."""
+    history = history_for_config(config, source)
+    return None if history is None else BoardKeeper(game_name(config), config.table.id, history=history)
 
 
 def family_factory(config: TableConfig, source: str) -> Callable[[Any], Any]:
@@ -51,13 +39,12 @@ def family_factory(config: TableConfig, source: str) -> Callable[[Any], Any]:
     from .families import CussecFamily, DiceFamily
 
     game = config.game
-    history = board_history(config, source)
     if isinstance(game, (CrapsGame, BancaFrancesaGame)):
         rules = build_dice_game(config, source)
-        return lambda engine: DiceFamily(engine, rules, history)
+        return lambda engine: DiceFamily(engine, rules)
     if isinstance(game, CussecGame):
         rules = build_dice_game(config, source)
-        return lambda engine: CussecFamily(engine, rules, history)
+        return lambda engine: CussecFamily(engine, rules)
     name = game_name(config)
     if name in ("roulette", "punto_banco"):
         from ..games import build_table_game
@@ -65,6 +52,6 @@ def family_factory(config: TableConfig, source: str) -> Callable[[Any], Any]:
 
         rules = build_table_game(config, source)
         cls = RouletteFamily if name == "roulette" else BaccaratFamily
-        return lambda engine: cls(engine, rules, history)
+        return lambda engine: cls(engine, rules)
     raise ConfigError(f"{source}: game.name: `tablehw run` does not run {name} tables yet "
                       "(craps, banca_francesa, cussec, roulette and punto_banco are supported)")

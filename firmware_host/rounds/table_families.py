@@ -19,8 +19,6 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from ..boards.baccarat_roads import Coup
-from ..boards.roulette_stats import Spin
 from ..rules.misdeal import Misdeal, Remedy
 from ..rules.punto_banco_deal import baccarat_result
 from ..rules.cards import parse_card
@@ -28,7 +26,6 @@ from ..rules.roulette import RouletteBet, spin_view
 from .books import LayoutBook
 from .families import Family
 from .inputs import CardSeen, CutCardSeen, Phase, ShoeLoaded, SpinSeen
-from .payloads import round_id
 
 log = logging.getLogger(__name__)
 
@@ -37,8 +34,8 @@ class RouletteFamily(Family):
     game = "roulette"
     play_phase = Phase.SPINNING
 
-    def __init__(self, engine, rules, history=None) -> None:
-        super().__init__(engine, LayoutBook(rules, RouletteBet), history)
+    def __init__(self, engine, rules) -> None:
+        super().__init__(engine, LayoutBook(rules, RouletteBet))
         self.rules = rules
         self.last_number: int | None = None
         self.last_direction: str | None = None
@@ -92,11 +89,6 @@ class RouletteFamily(Family):
     def outcome_from(self, fields: dict) -> Any:
         return (fields["number"], fields.get("outcome", {}).get("direction")) if "number" in fields else None
 
-    def add_to_history(self, pending) -> None:
-        number, direction = pending.outcome
-        engine = self.engine
-        self.history.add(Spin(number, direction), engine.round, round_id(engine.settings.table_id, engine.round))
-
     def manual_outcome(self, result: dict) -> tuple[Any, dict]:
         number = result.get("number")
         if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number <= 36:
@@ -119,8 +111,8 @@ class BaccaratFamily(Family):
     game = "punto_banco"
     play_phase = Phase.DEALING
 
-    def __init__(self, engine, rules, history=None) -> None:
-        super().__init__(engine, LayoutBook(rules), history)
+    def __init__(self, engine, rules) -> None:
+        super().__init__(engine, LayoutBook(rules))
         self.rules = rules
         self.shoe = rules.new_shoe()
         self.shoe_number = 1
@@ -177,8 +169,6 @@ class BaccaratFamily(Family):
             else:
                 self.shoe.cut_card()
             self._journal_card({"action": "cut", "after": item.after_position})
-            if self.history is not None:
-                self.history.announce_last_coup()
             engine.event("last_coup", {"after_position": item.after_position})
         elif isinstance(item, ShoeLoaded):
             self.new_shoe()
@@ -277,14 +267,6 @@ class BaccaratFamily(Family):
         winner = fields.get("outcome", {}).get("winner")
         return JournalledCoup(winner) if winner else None
 
-    def add_to_history(self, pending) -> None:
-        o = pending.fields["outcome"]
-        coup = Coup({"banker": "B", "player": "P", "tie": "T"}[o["winner"]], o.get("banker_pair", False),
-                    o.get("player_pair", False))
-        engine = self.engine
-        self.history.add(coup, engine.round, round_id(engine.settings.table_id, engine.round),
-                         last_coup=self.shoe.last_coup)
-
     def manual_outcome(self, result: dict) -> tuple[Any, dict]:
         cards = result.get("cards") or {}
         try:
@@ -309,12 +291,8 @@ class BaccaratFamily(Family):
     def new_shoe(self) -> None:
         self.shoe = self.rules.new_shoe()
         self.shoe_number += 1
-        if self.history is not None:
-            self.history.reset("new_shoe")
         with self.engine.journal.transaction() as txn:
             txn.record("shoe", {"shoe": self.shoe_number}, round=self.engine.round or None)
-            self.engine.event("new_shoe", {"shoe": self.shoe_number}, txn=txn)
-            if self.history is not None:
-                txn.publish(self.engine.topics.board, self.history.message(txn.utc), retain=True)
+            self.engine.event("new_shoe", {"shoe": self.shoe_number}, txn=txn)  # the boards start the shoe
         if self.engine.phase is Phase.PREPARING and self.engine.table_open:
             self.engine.open_round()
