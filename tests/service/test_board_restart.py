@@ -238,6 +238,42 @@ def test_baccarat_big_road_survives_a_restart_and_keeps_growing(broker, tmp_path
     listener.close()
 
 
+def test_roulette_last_numbers_and_counts_survive_a_restart(broker, tmp_path):
+    """Roulette: the last numbers with their directions, hot and cold, and the chance counts."""
+    table, storage = "sim-roulette", tmp_path / "storage"
+    listener = Listener(broker.url, [f"tablehw/tables/{table}/#"], persistent=True)
+    first = run_table(table_config(tmp_path, "roulette", broker.url, bets_per_round=3, **FAST), rounds=6)
+    assert first.returncode == 0, first.stderr[-2000:]
+    process, before, betting = restart_and_compare(broker, tmp_path, listener, table, "roulette", "again.toml")
+    try:
+        play_rounds(listener, broker.url, table, betting, 2)
+    finally:
+        stop_table(process)
+    final = boards(storage, table)[-1][1]["board"]
+    spins = valid_results(storage)
+    assert final["spins"] == len(spins) == before["board"]["spins"] + 2
+    assert [(x["number"], x["direction"]) for x in final["last"]] == [
+        (r["number"], r["outcome"]["direction"]) for r in reversed(spins)][:final["last_n"]]
+    assert final["counts"]["spins"] == len(spins)
+    listener.close()
+
+
+def test_a_result_the_board_cannot_use_is_skipped_not_fatal(tmp_path, caplog):
+    """A board never stops a round: a payload it cannot use is logged and skipped, live and in a
+    replay alike, and nothing is published for it."""
+    journal = Journal.open(tmp_path / "journal.sqlite")
+    keeper = BoardKeeper("roulette", "r-1")
+    with journal.transaction() as txn:
+        data = msgspec.json.encode({"type": "result", "round": 1, "round_id": "r-1-00000001", "void": False,
+                                    "number": 37, "outcome": {}})
+        txn.record("result", data, round=1)
+        keeper.follow(txn, "result", data, "tablehw/tables/r-1/board")
+    assert "r-1-00000001" in caplog.text and "0 to 36" in caplog.text
+    assert not journal.messages() and keeper.history.size() == 0
+    assert BoardKeeper("roulette", "r-1").replay(journal) == 0
+    journal.close()
+
+
 def test_replay_starts_at_the_last_reset_and_rebuilds_the_live_board(tmp_path):
     """`follow` journals each reset (a new shoe; a new session) beside the events and results the
     engine journals; `replay` starts at the last one and gives the live board back exactly: the
