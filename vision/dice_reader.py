@@ -9,7 +9,7 @@ A die is reported with a value as a read only when the readers are sure; otherwi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -19,7 +19,7 @@ from .die_finder import Background, Foreground, find_foreground
 from .errors import ImageError
 from .face_classifier import DEFAULT_WEIGHTS, FaceClassifier
 from .face_crops import crop, crop_matrix
-from .pip_reader import FACE_PX, SPAN, FaceRead, read_face
+from .pip_reader import FACE_PX, SPAN, FaceRead, dominant_angle, read_face
 from .pose import PoseContext, assign_poses
 from .reading import Die, Pose, Reading
 
@@ -30,9 +30,10 @@ class ReaderSettings:
 
     work_width: int = 640  # the foreground is found on a copy this wide
     die_threshold: float = 0.5  # classifier: P(a die is centred here) to keep a candidate
-    net_confidence: float = 0.92  # classifier: P(value) to call the value a read
+    net_confidence: float = 0.7  # classifier: P(value) to call the value a read
     pip_confidence: float = 0.6  # classical reader: confidence to call the value a read
-    agree_confidence: float = 0.75  # both readers agree: classifier P(value) enough for a read
+    agree_confidence: float = 0.5  # both readers agree: classifier P(value) enough for a read
+    tipped_confidence: float = 0.95  # a die not lying flat: P(value) needed (its side faces show pips too)
     views: int = 4  # the classifier reads each die 4 ways round (4) or also mirrored (8), averaged
 
 
@@ -152,16 +153,30 @@ class DiceReader:
         poses = (scores.poses.reshape(len(kept), views, -1).mean(axis=1) if scores.poses is not None
                  else [None] * len(kept))
         out = []
+        st = self.settings
         for f, p, q in zip(kept, probs, poses):
             f.probs = p
             f.pose_probs = q
             f.p_die = 1.0 - float(p[0])
-            if f.p_die >= self.settings.die_threshold:
-                f.face = read_face(frame, f.x, f.y, f.die, f.angle)
-                out.append(f)
+            if f.p_die < st.die_threshold:
+                continue
+            sure = float(p[1:].max()) / f.p_die
+            if st.agree_confidence <= sure < st.net_confidence:
+                f.face = read_face(frame, f.x, f.y, f.die, f.angle)  # a second opinion, only when needed
+            if f.angle is None:
+                f.angle = f.face.angle if f.face is not None else dominant_angle(
+                    cv2.cvtColor(crop(frame, f.x, f.y, f.die, 0.0, 32, 1.3), cv2.COLOR_BGR2GRAY))
+            out.append(f)
         return out
 
     # --- reading ------------------------------------------------------------------------------
+    def trust(self, d: Die) -> bool:
+        """A value read on a die that does not lie flat is trusted only when very sure; never on a die
+        leaning on another, whose most exposed face the crop cannot tell from its neighbour's."""
+        if d.lie is Pose.OVERLAPPING:
+            return False
+        return d.lie not in TIPPED or d.confidence >= self.settings.tipped_confidence
+
     def value_of(self, f: Found) -> tuple[int | None, float, bool]:
         """The value, its confidence, and whether it is a read."""
         st = self.settings
@@ -191,6 +206,7 @@ class DiceReader:
                             Pose.FLAT, sure, outline, table_xy))
         learned = [learned_lie(f.pose_probs) for f in found]
         dice, blobs = assign_poses(dice, PoseContext(frame, fg, self.calibration, self.background), learned)
+        dice = [replace(d, sure=False) if d.sure and not self.trust(d) else d for d in dice]
         dice.sort(key=lambda d: (d.y, d.x))
         return Reading(tuple(dice), tuple(blobs), fg.die_size, (frame.shape[1], frame.shape[0]),
                        self.calibration is not None)
@@ -208,6 +224,7 @@ def learned_lie(pose_probs: np.ndarray | None) -> Pose | None:
 
 
 LEARNED_POSES = (Pose.FLAT, Pose.COCKED, Pose.STACKED, Pose.OVERLAPPING, Pose.OVERLAPPING)
+TIPPED = (Pose.COCKED, Pose.STACKED, Pose.OVERLAPPING)
 
 
 def coverage(fg: Foreground, x: float, y: float, die: float, angle: float) -> float:

@@ -139,6 +139,10 @@ def assign_poses(dice: list[Die], ctx: PoseContext, learned: list[Pose | None] |
             for i in members:
                 if learned[i] is not Pose.FLAT:
                     lies[i] = learned[i]
+                    alone = all(np.hypot(dice[i].x - o.x, dice[i].y - o.y) >= 1.6 * fg.die_size
+                                for j, o in enumerate(dice) if j != i)
+                    if lies[i] is Pose.OVERLAPPING and alone:
+                        lies[i] = Pose.COCKED  # tipped, but with no die beside it to lean on
             for i in members:
                 out[i] = replace(out[i], lie=lies[i])
             continue

@@ -2,7 +2,8 @@
 
 For each throw: render the resting dice (and, for the middle rule, frames of the throw), read them
 with a reader calibrated on the rig's empty table, judge the throw, and compare with the truth.
-Counted: flat dice read right, confident misreads (a read value that is wrong), declined dice, and
+Counted: flat dice read right, confident misreads (a read value that is wrong, or a die read where
+there is none), declined dice, and
 for each kind of throw whether the verdict is the expected one (with its reason).
 """
 
@@ -41,6 +42,7 @@ class SyntheticScore:
     flat_right: int = 0
     read_right: int = 0
     misread: int = 0
+    phantom: int = 0
     declined: int = 0
     missed: int = 0
     verdicts: Counter = field(default_factory=Counter)  # (game, kind, said) -> count
@@ -74,7 +76,8 @@ class SyntheticScore:
     def as_json(self) -> dict:
         return {"dice": self.dice, "flat_dice": self.flat,
                 "flat_accuracy": round(self.flat_right / max(self.flat, 1), 5),
-                "read_right": self.read_right, "confident_misreads": self.misread, "declined": self.declined,
+                "read_right": self.read_right, "confident_misreads": self.misread + self.phantom,
+                "misread": self.misread, "phantom": self.phantom, "declined": self.declined,
                 "missed": self.missed, "void_classes": self.void_class_rates(), "kinds": self.kind_rates()}
 
 
@@ -140,7 +143,11 @@ def add(score: SyntheticScore, game: str, kind: str, truth: list[TruthDie], read
     score.verdicts[(game, kind, said)] += 1
     if said != EXPECTED[game][kind]:
         score.failures.append((game, kind, said, verdict.detail))
-    for t, d in match(reading, truth, die_px):
+    pairs = match(reading, truth, die_px)
+    matched = {id(d) for _, d in pairs if d is not None}
+    # A die read where no die is (or a second die read on one die) is as wrong as a misread.
+    score.phantom += sum(1 for d in reading.dice if id(d) not in matched and d.is_read)
+    for t, d in pairs:
         score.dice += 1
         is_flat = t.pose in ("flat", "touching", "off_table")
         score.flat += is_flat

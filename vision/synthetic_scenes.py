@@ -69,7 +69,8 @@ def random_glare(cam: PinholeCamera, dome: bool, rng: np.random.Generator) -> tu
     n = int(rng.integers(0, 3)) + (2 if dome else 0)
     out = []
     for _ in range(n):
-        x, y = rng.uniform(0.1, 0.9) * cam.width, rng.uniform(0.1, 0.9) * cam.height
+        # Over the felt, clear of the markers at the corners (installers keep lights off them).
+        x, y = rng.uniform(0.2, 0.8) * cam.width, rng.uniform(0.2, 0.8) * cam.height
         out.append((float(x), float(y), float(rng.uniform(6, 40)), float(rng.uniform(2, 8)), float(rng.uniform(0, 180))))
     return tuple(out)
 

@@ -1,0 +1,115 @@
+"""Vision benchmarks (`make bench`): real photos on both splits, 10,000 rendered dice, speed, memory.
+
+They print their figures; the only assertion is that memory does not grow while reading.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.at_rest import AtRestDetector
+from vision.calibration import calibrate
+from vision.dataset import DEVELOPMENT, HELD_BACK, split_of
+from vision.dice_reader import DiceReader
+from vision.evaluation import evaluate
+from vision.synthetic import render
+from vision.synthetic_eval import evaluate_synthetic
+from vision.synthetic_scenes import random_rig, random_scene
+
+DATASET = Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "dice-topdown"
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024.0
+    return float("nan")
+
+
+@pytest.mark.skipif(not (DATASET / "images").is_dir(), reason="dataset not present")
+def test_bench_real_photos_both_splits_both_readers():
+    rows = {}
+    for name, classifier in (("classical", None), ("dnn", "default")):
+        reader = DiceReader(classifier=classifier)
+        scores = evaluate(reader.read, DATASET)
+        rows[name] = {split: scores[split].as_json() for split in (DEVELOPMENT, HELD_BACK) if split in scores}
+    print("\nreal photos (dice-topdown; held-back split = sha256(stem) % 10 < 3, never tuned on):")
+    print(f"{'reader':<10}{'split':<13}{'images':>7}{'dice':>6}{'right':>8}{'misread':>9}{'declined':>9}"
+          f"{'missed':>8}{'img ok':>8}{'ms':>7}")
+    for name, splits in rows.items():
+        for split, s in splits.items():
+            print(f"{name:<10}{split:<13}{s['images']:>7}{s['dice']:>6}{s['accuracy']:>8.2%}"
+                  f"{s['confident_misread_rate']:>9.2%}{s['declined_rate']:>9.2%}{s['missed_rate']:>8.2%}"
+                  f"{s['images_fully_right']:>8.2%}{s['ms_median']:>7.1f}")
+    print(json.dumps(rows))
+
+
+def test_bench_rendered_tables_10000_dice():
+    t0 = time.perf_counter()
+    score = evaluate_synthetic(3600, seed=0)
+    doc = score.as_json()
+    print(f"\nrendered tables: {doc['dice']} dice in {time.perf_counter() - t0:.0f} s")
+    print(f"flat dice right: {doc['flat_accuracy']:.4%} of {doc['flat_dice']}; confident misreads: "
+          f"{doc['confident_misreads']}; declined: {doc['declined']}; missed: {doc['missed']}")
+    for reason, row in sorted(doc["void_classes"].items()):
+        print(f"void {reason:<16} recognised {row['rate']:.2%} of {row['throws']} throws")
+    for kind, row in sorted(doc["kinds"].items()):
+        print(f"  {kind:<30} expected {row['expected']:<16} {row['rate']:.2%} of {row['throws']}")
+    print(json.dumps(doc))
+    assert doc["dice"] >= 10000
+
+
+def rendered_frames(n: int, seed: int = 1):
+    rng = np.random.default_rng(seed)
+    rig = random_rig("craps", rng)
+    empty, _ = render(rig.scene([], rng, clean=True), rng)
+    cal = calibrate(empty, rig.layout, float(rig.camera.position[2]))
+    frames = [render(rig.scene(random_scene(rig, "valid", rng), rng), rng)[0] for _ in range(n)]
+    return rig, empty, cal, frames
+
+
+def test_bench_speed_one_core():
+    cv2.setNumThreads(1)
+    _, empty, cal, frames = rendered_frames(20)
+    for name, classifier in (("dnn", "default"), ("classical", None)):
+        reader = DiceReader(cal, classifier=classifier, background=empty)
+        reader.read(frames[0])
+        times = []
+        for f in frames * 5:
+            t0 = time.perf_counter()
+            reader.read(f)
+            times.append((time.perf_counter() - t0) * 1000)
+        print(f"\nread ({name}), 1280x720, one core: median {np.median(times):.2f} ms, "
+              f"p95 {np.percentile(times, 95):.2f} ms")
+    detector = AtRestDetector()
+    times = []
+    for f in frames * 50:
+        t0 = time.perf_counter()
+        detector.update(f)
+        times.append((time.perf_counter() - t0) * 1000)
+    print(f"at-rest check, 1280x720, one core: median {np.median(times):.3f} ms, p95 {np.percentile(times, 95):.3f} ms")
+
+
+def test_bench_memory_10000_reads():
+    cv2.setNumThreads(1)
+    _, empty, cal, frames = rendered_frames(10)
+    reader = DiceReader(cal, background=empty)
+    for f in frames:
+        reader.read(f)
+    start = rss_mb()
+    samples = []
+    for i in range(10000):
+        reader.read(frames[i % len(frames)])
+        if i % 1000 == 999:
+            samples.append(rss_mb())
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    print(f"\nmemory over 10,000 reads: RSS {start:.1f} MB after warm-up, then every 1,000 reads: "
+          + ", ".join(f"{s:.1f}" for s in samples) + f" MB; peak RSS {peak:.1f} MB")
+    assert samples[-1] - samples[0] < 5.0, "memory grows while reading"
