@@ -219,7 +219,13 @@ class BaccaratFamily(Family):
         engine.set_phase(Phase.HELD, event="misdeal", detail=detail)
 
     def confirm_held(self) -> None:
-        """The dealer corrected the misdeal: the card goes where it was due, or to the discard."""
+        """The dealer's confirm on a held coup: a misdeal corrected (the card goes where it was due, or
+        to the discard); or, when the table was held because the shoe went quiet, the coup resumes and
+        its cards are awaited again (the dealer may void it instead)."""
+        if self.held is None:
+            self.engine.event("dealing_resumed", {"reason": "no card in time"})
+            self.engine.expect_reading(Phase.DEALING)
+            return
         item, misdeal = self.held
         self.held = None
         if misdeal.remedy is Remedy.BURN_CARD:
