@@ -34,6 +34,7 @@ class ReaderSettings:
     pip_confidence: float = 0.6  # classical reader: confidence to call the value a read
     agree_confidence: float = 0.5  # both readers agree: classifier P(value) enough for a read
     tipped_confidence: float = 0.95  # a die not lying flat: P(value) needed (its side faces show pips too)
+    one_look: float = 0.99  # a centred crop read this surely is not read again four ways round
     views: int = 4  # the classifier reads each die 4 ways round (4) or also mirrored (8), averaged
 
 
@@ -131,32 +132,34 @@ class DiceReader:
 
     def read_with_classifier(self, frame: np.ndarray, found: list[Found]) -> list[Found]:
         net = self.classifier
-        scores = net.classify([crop(frame, f.x, f.y, f.die) for f in found])
+        views = self.settings.views
+        scores = net.classify(self.view_crops(frame, found, [1] * len(found)))
         kept = []
-        for f, p, off in zip(found, scores.probs, scores.offsets):
+        for i, f in enumerate(found):
+            p, off = scores.probs[i], scores.offsets[i]
             if 1.0 - p[0] >= self.settings.die_threshold:
                 f.x, f.y = f.x + float(off[0]) * f.die, f.y + float(off[1]) * f.die
                 f.p_die = 1.0 - float(p[0])
+                # Centred already and plainly read: one look is enough (saves the four-way reading).
+                flat = scores.poses is None or float(scores.poses[i][0]) >= self.settings.one_look
+                if float(np.hypot(*off)) < 0.1 and float(p[1:].max()) >= self.settings.one_look * f.p_die and flat:
+                    f.probs = p
+                    f.pose_probs = scores.poses[i] if scores.poses is not None else None
                 kept.append(f)
         kept = suppress(kept, lambda f: f.p_die, 0.6)
-        if not kept:
-            return kept
-        # Read each die again on a crop centred on it, four ways round, and average.
-        crops = []
-        views = self.settings.views
-        for f in kept:
-            base = crop(frame, f.x, f.y, f.die)
-            turned = [np.rot90(base, k) for k in range(4)]
-            crops += turned if views == 4 else turned + [t[:, ::-1] for t in turned]
-        scores = net.classify(np.ascontiguousarray(np.stack(crops)))
-        probs = scores.probs.reshape(len(kept), views, -1).mean(axis=1)
-        poses = (scores.poses.reshape(len(kept), views, -1).mean(axis=1) if scores.poses is not None
-                 else [None] * len(kept))
+        # Read again, four ways round, the dice whose crop was off centre.
+        again = [f for f in kept if f.probs is None]
+        if again:
+            scores = net.classify(self.view_crops(frame, again, [views] * len(again)))
+            probs = scores.probs.reshape(len(again), views, -1).mean(axis=1)
+            poses = (scores.poses.reshape(len(again), views, -1).mean(axis=1) if scores.poses is not None
+                     else [None] * len(again))
+            for f, p, q in zip(again, probs, poses):
+                f.probs, f.pose_probs = p, q
         out = []
         st = self.settings
-        for f, p, q in zip(kept, probs, poses):
-            f.probs = p
-            f.pose_probs = q
+        for f in kept:
+            p = f.probs
             f.p_die = 1.0 - float(p[0])
             if f.p_die < st.die_threshold:
                 continue
@@ -168,6 +171,16 @@ class DiceReader:
                     cv2.cvtColor(crop(frame, f.x, f.y, f.die, 0.0, 32, 1.3), cv2.COLOR_BGR2GRAY))
             out.append(f)
         return out
+
+    @staticmethod
+    def view_crops(frame: np.ndarray, found: list[Found], counts: list[int]) -> np.ndarray:
+        """Each die's crop, turned 0/90/180/270 degrees (and mirrored for 8) when its count asks."""
+        crops = []
+        for f, n in zip(found, counts):
+            base = crop(frame, f.x, f.y, f.die)
+            turned = [np.rot90(base, k) for k in range(min(n, 4))]
+            crops += turned + ([t[:, ::-1] for t in turned] if n == 8 else [])
+        return np.ascontiguousarray(np.stack(crops))
 
     # --- reading ------------------------------------------------------------------------------
     def trust(self, d: Die) -> bool:

@@ -68,6 +68,7 @@ class Background:
     lab: np.ndarray
     edges: np.ndarray
     frame_size: tuple[int, int]  # width, height of the full frames it serves
+    light: np.ndarray  # light_of(lightness), for relighting
 
     @classmethod
     def of(cls, frame: np.ndarray, work_width: int) -> "Background":
@@ -75,7 +76,7 @@ class Background:
         s = work_scale(w, work_width)
         small = frame if s == 1.0 else cv2.resize(frame, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
         lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
-        return cls(lab, table_edges(lab), (w, h))
+        return cls(lab, table_edges(lab), (w, h), light_of(lab[..., 0]))
 
 
 def table_edges(lab: np.ndarray) -> np.ndarray:
@@ -83,16 +84,21 @@ def table_edges(lab: np.ndarray) -> np.ndarray:
     return cv2.dilate(cv2.morphologyEx(lab[..., 0], cv2.MORPH_GRADIENT, kernel), kernel)
 
 
-def relit(background: np.ndarray, lab: np.ndarray) -> np.ndarray:
+def light_of(lightness: np.ndarray) -> np.ndarray:
+    """The slowly varying light of a lightness channel: a blurred 1/16 thumbnail (float32)."""
+    h, w = lightness.shape[:2]
+    size = (max(4, w // 16), max(4, h // 16))
+    return cv2.blur(cv2.resize(lightness, size, interpolation=cv2.INTER_AREA).astype(np.float32), (3, 3))
+
+
+def relit(background: np.ndarray, lab: np.ndarray, background_light: np.ndarray | None = None) -> np.ndarray:
     """The empty-table background with its lightness scaled to the frame's slowly varying light."""
     h, w = lab.shape[:2]
-    size = (max(4, w // 16), max(4, h // 16))
-    now = cv2.resize(lab[..., 0], size, interpolation=cv2.INTER_AREA).astype(np.float32)
-    then = cv2.resize(background[..., 0], size, interpolation=cv2.INTER_AREA).astype(np.float32)
-    gain = cv2.blur(now, (3, 3)) / np.maximum(cv2.blur(then, (3, 3)), 1.0)
-    gain = cv2.resize(np.clip(gain, 0.5, 2.0), (w, h), interpolation=cv2.INTER_LINEAR)
+    then = light_of(background[..., 0]) if background_light is None else background_light
+    gain = np.clip(light_of(lab[..., 0]) / np.maximum(then, 1.0), 0.5, 2.0)
+    gain = cv2.resize(gain, (w, h), interpolation=cv2.INTER_LINEAR)
     out = background.copy()
-    out[..., 0] = np.clip(background[..., 0] * gain, 0, 255).astype(np.uint8)
+    out[..., 0] = cv2.multiply(background[..., 0], gain, dtype=cv2.CV_8U)
     return out
 
 
@@ -104,9 +110,9 @@ def foreground_score(lab: np.ndarray, background: "np.ndarray | Background | Non
     """
     kernel = np.ones((3, 3), np.uint8)
     shadows_known = background is not None
-    bg_edges = None
+    bg_edges = bg_light = None
     if isinstance(background, Background):
-        background, bg_edges = background.lab, background.edges
+        background, bg_edges, bg_light = background.lab, background.edges, background.light
     # A white die on a white table differs mostly by its outline and pips: local lightness range.
     edges = cv2.morphologyEx(lab[..., 0], cv2.MORPH_GRADIENT, kernel)
     if background is None:
@@ -116,7 +122,7 @@ def foreground_score(lab: np.ndarray, background: "np.ndarray | Background | Non
         background = cv2.resize(cv2.medianBlur(small, min(k, 31)), (w, h), interpolation=cv2.INTER_LINEAR)
     else:
         if relight:
-            background = relit(background, lab)
+            background = relit(background, lab, bg_light)
         # Lines, grain and walls of the table have edges of their own: count only new edges.
         edges = cv2.subtract(edges, bg_edges if bg_edges is not None else table_edges(background))
     diff = cv2.absdiff(lab, background)
