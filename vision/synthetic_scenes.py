@@ -122,8 +122,9 @@ def random_scene(rig: TableRig, kind: str, rng: np.random.Generator) -> list[Sce
         return dice
     if kind == "cocked":
         x, y = spots[0]
-        # Resting on one edge (against a chip stack, a wall or the dome), tipped 15-44 degrees.
-        tilt = math.radians(rng.uniform(15, 44))
+        # Resting on one edge (against a chip stack, a wall or the dome), tipped 15-40 degrees: past
+        # 40 the top face and a side face are almost equally exposed, which no reader (or dealer) can rank.
+        tilt = math.radians(rng.uniform(15, 40))
         yaw = rng.uniform(0, 2 * math.pi)
         rot = resting_rotation(int(rng.integers(1, 7)), yaw, tilt, yaw + int(rng.integers(0, 4)) * math.pi / 2)
         dice[0] = placed(x, y, rot, rig.style, "cocked", d)

@@ -20,8 +20,8 @@ from vision.calibration import calibrate
 from vision.synthetic import render
 from vision.synthetic_scenes import random_rig, random_scene
 
-KINDS = ("valid", "not_past_middle", "cocked", "cocked", "touching", "overlapping", "overlapping", "stacked", "stacked",
-         "off_table")
+KINDS = ("valid", "not_past_middle", "cocked", "cocked", "cocked", "touching", "touching", "overlapping", "overlapping",
+         "stacked", "stacked", "stacked", "off_table")
 POSES = {"flat": 0, "touching": 0, "off_table": 0, "cocked": 1, "stacked": 2, "overlapping": 3, "overlapped": 4}
 
 

@@ -152,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--holdout-val", action="store_true", help="keep the inner validation part out of training")
     ap.add_argument("--seed", type=int, default=4)
     ap.add_argument("--extra-share", type=float, default=0.4, help="share of samples from --extra scenes")
+    ap.add_argument("--pose-weight", type=float, default=1.0, help="weight of the pose loss")
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
     torch.manual_seed(args.seed)
@@ -192,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
             pose = torch.tensor([i[4] for i in items])
             if pos.any():
                 loss = loss + 2.0 * nn.functional.smooth_l1_loss(out[pos, N_CLASSES:N_CLASSES + 2], off[pos], beta=0.1)
-                loss = loss + 0.5 * ce(out[pos, N_CLASSES + 2:], pose[pos])
+                loss = loss + args.pose_weight * ce(out[pos, N_CLASSES + 2:], pose[pos])
             opt.zero_grad()
             loss.backward()
             opt.step()

@@ -1,0 +1,83 @@
+"""Cussec dome reading (004 VII.6) and the evidence images stored with each round."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.calibration import calibrate
+from vision.dome import DomeReader
+from vision.errors import CalibrationError, VisionError
+from vision.evidence import annotate, write_evidence
+from vision.layouts import layout_for
+from vision.reading import Die, Pose, Reading
+from vision.synthetic import render
+from vision.synthetic_scenes import random_rig, random_scene
+from vision.throw_judge import VoidReason, judge, rules_for
+
+
+@pytest.fixture(scope="module")
+def dome():
+    rng = np.random.default_rng(8)
+    rig = random_rig("cussec", rng)
+    empty, _ = render(rig.scene([], rng, clean=True), rng)
+    cal = calibrate(empty, rig.layout, float(rig.camera.position[2]))
+    return rig, DomeReader(cal, "cussec", background=empty), rng
+
+
+def test_three_dice_under_the_dome_are_read(dome):
+    rig, reader, rng = dome
+    valid = 0
+    for _ in range(6):
+        dice = random_scene(rig, "valid", rng)
+        frame, truth = render(rig.scene(dice, rng), rng)
+        result = reader.read(frame)
+        read = [d.value for d in result.reading.dice if d.is_read]
+        assert all(v in [t.value for t in truth] for v in read), "a confident misread under the dome"
+        if result.verdict.valid:
+            valid += 1
+            assert sorted(result.verdict.values) == sorted(t.value for t in truth)
+        assert 0.0 <= result.highlights < 0.2
+    assert valid >= 5
+
+
+def test_vii6_overlapping_dice_under_the_dome_void(dome):
+    rig, reader, rng = dome
+    said = []
+    for _ in range(4):
+        frame, _ = render(rig.scene(random_scene(rig, "overlapping", rng), rng), rng)
+        said.append(reader.read(frame).verdict.reason)
+    assert said.count(VoidReason.OVERLAPPING) >= 3, said
+
+
+def test_a_layout_without_a_dome_is_refused(craps_rig):
+    _, _, cal = craps_rig
+    with pytest.raises(CalibrationError, match="no dome"):
+        DomeReader(cal)
+
+
+def test_craps_is_not_a_dome_game(dome):
+    _, reader, _ = dome
+    with pytest.raises(CalibrationError, match="not played under a dome"):
+        DomeReader(reader.calibration, "craps")
+
+
+def test_evidence_draws_every_die_and_the_verdict(tmp_path, craps_rig):
+    _, empty, cal = craps_rig
+    reading = Reading((Die(5, 400.0, 300.0, 25.0, 25.0, 0.99, Pose.FLAT, True, ((388, 288), (412, 288), (412, 312), (388, 312))),
+                       Die(None, 600.0, 300.0, 25.0, 25.0, 0.3, Pose.FLAT, False)), die_size_px=25.0)
+    verdict = judge(reading, rules_for("craps"))
+    assert verdict.reason is VoidReason.UNCERTAIN
+    out = annotate(empty, reading, verdict, cal, "round 17")
+    assert out.shape == empty.shape and not np.array_equal(out, empty)
+    assert np.any(out[288:313, 386:390] != empty[288:313, 386:390])  # the outline of die 1
+    path = write_evidence(tmp_path / "rounds", "round-17.jpg", out)
+    assert path.name == "round-17.png" and path.is_file()
+
+
+def test_evidence_folder_that_cannot_be_made_is_a_clear_error(tmp_path, craps_rig):
+    _, empty, _ = craps_rig
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(VisionError, match="cannot create evidence folder"):
+        write_evidence(blocker / "sub", "x", empty)
