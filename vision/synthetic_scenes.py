@@ -61,16 +61,20 @@ def random_rig(game: str, rng: np.random.Generator, style: DieStyle | None = Non
     felt = tuple(int(c) for c in np.clip(np.array([60, 110, 25]) + rng.integers(-20, 20, 3), 0, 255))
     if style is None:
         style = RED if game == "craps" or rng.random() < 0.5 else WHITE
-    return TableRig(game, layout, cam, felt, style, random_glare(cam, layout.dome is not None, rng))
+    return TableRig(game, layout, cam, felt, style, random_glare(cam, layout, rng))
 
 
-def random_glare(cam: PinholeCamera, dome: bool, rng: np.random.Generator) -> tuple:
-    """Highlights of the lights on the felt, more of them on a glass dome."""
-    n = int(rng.integers(0, 3)) + (2 if dome else 0)
+def random_glare(cam: PinholeCamera, layout: Layout, rng: np.random.Generator) -> tuple:
+    """Highlights of the lights on the felt, more of them on a glass dome; never on a marker
+    (installers keep the lights off them, or the table could not be calibrated)."""
+    n = int(rng.integers(0, 3)) + (2 if layout.dome else 0)
+    markers = cam.project(np.array([(x, y, 0.0) for x, y in layout.markers.values()]))
+    clear = 2.0 * layout.marker_mm * cam.focal_px / cam.position[2] + 45.0
     out = []
-    for _ in range(n):
-        # Over the felt, clear of the markers at the corners (installers keep lights off them).
+    while len(out) < n:
         x, y = rng.uniform(0.2, 0.8) * cam.width, rng.uniform(0.2, 0.8) * cam.height
+        if np.min(np.hypot(markers[:, 0] - x, markers[:, 1] - y)) < clear:
+            continue
         out.append((float(x), float(y), float(rng.uniform(6, 40)), float(rng.uniform(2, 8)), float(rng.uniform(0, 180))))
     return tuple(out)
 
