@@ -52,6 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--game", choices=sorted(LAYOUTS), default="craps", help="the layout (default craps)")
     c.add_argument("--layout", type=Path, help="a layout JSON instead of a game's default layout")
     c.add_argument("--png", type=Path, help="annotated image to write (default: FILE with .png)")
+    c.add_argument("--camera-height", type=float, metavar="MM",
+                   help="lens height above the felt (measured); enables the 3D pose checks")
     c.set_defaults(func=run_calibrate)
 
     g = vsub.add_parser("render", help="render a synthetic table frame (the simulated camera)")
@@ -135,7 +137,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     else:
         layout = layout_for(args.game)
     frame = load_image(args.image)
-    cal = calibrate(frame, layout)
+    cal = calibrate(frame, layout, args.camera_height)
     cal.save(args.out)
     png = args.png or args.out.with_suffix(".png")
     if not cv2.imwrite(str(png), annotate_calibration(frame, cal)):
@@ -161,6 +163,7 @@ def run_render(args: argparse.Namespace) -> int:
         empty, _ = render(rig.scene([], rng, clean=True), rng)
         cv2.imwrite(str(args.empty), empty)
     json.dump({"image": str(args.out), "game": args.game, "kind": args.kind,
+               "camera_height_mm": round(float(rig.camera.position[2]), 1),
                "dice": [{"value": t.value, "pose": t.pose, "x": round(t.x, 1), "y": round(t.y, 1)} for t in truth]},
               sys.stdout)
     print()
