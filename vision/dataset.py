@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import DatasetError
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
+DICE_TOPDOWN_ERRATA = Path(__file__).resolve().parent / "data" / "dice-topdown-errata.json"
 HELD_BACK = "heldback"
 DEVELOPMENT = "development"
 
@@ -91,3 +94,55 @@ def label_path(root: Path, image: Path) -> Path:
     """`root/labels/NAME.txt` if there is a labels folder, else NAME.txt beside the image."""
     labels = Path(root) / "labels"
     return labels / f"{image.stem}.txt" if labels.is_dir() else image.with_suffix(".txt")
+
+
+@dataclass(frozen=True, slots=True)
+class Erratum:
+    """A label found wrong by eye: at (x, y) px the die shows `value`; `label` is what the label file says
+    (None: the die has no label)."""
+
+    image: str
+    x: float
+    y: float
+    label: int | None
+    value: int
+    why: str
+
+
+def load_errata(path: Path) -> dict[str, list[Erratum]]:
+    """Errata by image stem, from a JSON file {"errata": [{"image", "x", "y", "label", "value", "why"}]}."""
+    try:
+        doc = json.loads(Path(path).read_text())
+        rows = doc["errata"]
+    except OSError as exc:
+        raise DatasetError(f"{path}: cannot read errata: {exc.strerror}") from exc
+    except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise DatasetError(f"{path}: not an errata file (a JSON object with an 'errata' list): {exc}") from exc
+    out: dict[str, list[Erratum]] = {}
+    for n, row in enumerate(rows):
+        try:
+            e = Erratum(str(row["image"]), float(row["x"]), float(row["y"]),
+                        None if row["label"] is None else int(row["label"]), int(row["value"]), str(row["why"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise DatasetError(f"{path}: errata[{n}]: needs image, x, y, label, value, why: {exc}") from exc
+        if not 1 <= e.value <= 6 or (e.label is not None and not 1 <= e.label <= 6):
+            raise DatasetError(f"{path}: errata[{n}]: values are faces 1-6")
+        out.setdefault(Path(e.image).stem, []).append(e)
+    return out
+
+
+def corrected(labels: tuple[LabelledDie, ...], errata: list[Erratum]) -> tuple[LabelledDie, ...]:
+    """The labels with the errata applied: a wrong value replaced, a die without a label added."""
+    out = list(labels)
+    size = statistics.median(max(d.w, d.h) for d in labels) if labels else 30.0
+    for e in errata:
+        if e.label is None:
+            out.append(LabelledDie(e.value, e.x, e.y, size, size))
+            continue
+        near = [i for i, d in enumerate(out) if d.value == e.label and abs(d.x - e.x) <= 0.5 * d.w
+                and abs(d.y - e.y) <= 0.5 * d.h]
+        if len(near) != 1:
+            raise DatasetError(f"erratum for {e.image} at ({e.x:.0f}, {e.y:.0f}): no single label {e.label} there")
+        d = out[near[0]]
+        out[near[0]] = LabelledDie(e.value, d.x, d.y, d.w, d.h)
+    return tuple(out)

@@ -34,6 +34,7 @@ class ReaderSettings:
     pip_confidence: float = 0.6  # classical reader: confidence to call the value a read
     agree_confidence: float = 0.5  # both readers agree: classifier P(value) enough for a read
     tipped_confidence: float = 0.95  # a die not lying flat: P(value) needed (its side faces show pips too)
+    read_floor: float = 0.5  # never a read below this overall confidence, P(a die here) x P(value | die)
     one_look: float = 0.99  # a centred crop read this surely is not read again four ways round
     views: int = 4  # the classifier reads each die 4 ways round (4) or also mirrored (8), averaged
 
@@ -200,7 +201,7 @@ class DiceReader:
         value = int(np.argmax(f.probs[1:])) + 1
         p = float(f.probs[value]) / max(f.p_die, 1e-6)
         agree = face is not None and face.value == value and face.confidence >= st.pip_confidence
-        sure = p >= st.net_confidence or (agree and p >= st.agree_confidence)
+        sure = (p >= st.net_confidence or (agree and p >= st.agree_confidence)) and p * f.p_die >= st.read_floor
         return value, p * f.p_die, sure
 
     def read(self, frame: np.ndarray) -> Reading:

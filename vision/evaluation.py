@@ -17,7 +17,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .dataset import LabelledDie, label_path, list_images, read_labels, split_of
+from .dataset import Erratum, LabelledDie, corrected, label_path, list_images, read_labels, split_of
 from .errors import DatasetError
 from .reading import Reading
 
@@ -81,10 +81,12 @@ def score_reading(reading: Reading, labels: tuple[LabelledDie, ...]) -> Score:
     return s
 
 
-def evaluate(read, root: Path, select=None, on_image=None) -> dict[str, Score]:
+def evaluate(read, root: Path, select=None, on_image=None,
+             errata: dict[str, list[Erratum]] | None = None) -> dict[str, Score]:
     """Run `read(frame) -> Reading` over a YOLO-labelled folder; scores per split and 'all'.
 
-    `select(image_path) -> bool` limits the images scored.
+    `select(image_path) -> bool` limits the images scored. With `errata` (by image stem) the same
+    readings are also scored against the corrected labels, under the keys "SPLIT+errata".
     """
     scores: dict[str, Score] = {}
     for image in list_images(root):
@@ -102,6 +104,11 @@ def evaluate(read, root: Path, select=None, on_image=None) -> dict[str, Score]:
         s.ms.append(ms)
         scores.setdefault(split, Score()).add(s)
         scores.setdefault("all", Score()).add(s)
+        if errata is not None:
+            fixed = score_reading(reading, corrected(labels, errata.get(image.stem, [])))
+            fixed.ms.append(ms)
+            scores.setdefault(f"{split}+errata", Score()).add(fixed)
+            scores.setdefault("all+errata", Score()).add(fixed)
         if on_image is not None:
             on_image(image, reading, s)
     return scores

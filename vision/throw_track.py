@@ -3,8 +3,9 @@
 Macau 2010 Art. 3.2(2) (001): the throw is void when the dice do not pass the middle of the table,
 unless one or both hit any wall. Portugal 1995 VI.7(b) (004): "unless they hit a wall before".
 A die "passed" when its centre was beyond the middle line in any frame of the throw (passing and
-rolling back counts). A wall hit is a die seen against a wall, or a track whose motion towards a
-wall turned back while near it (at 30 fps the contact frame itself is often missed).
+rolling back counts). A wall hit is a die seen against a wall, or a track that came towards a wall
+by three dice and went back by three dice, its closest frame within one frame's travel of the wall
+(at 30 fps the contact frame itself is often missed; the blob centres jitter by a few mm).
 """
 
 from __future__ import annotations
@@ -70,19 +71,20 @@ def hit_wall(tracks: list[list[tuple[float, float]]], cal: Calibration) -> bool:
         if any(distance_to_segment(p, w) <= 0.75 * die for w in cal.layout.walls):
             return True
     for t in tracks:
-        for a, b, c in zip(t, t[1:], t[2:]):
-            for w in cal.layout.walls:
-                if min(distance_to_segment(q, w) for q in (a, b, c)) > 8 * die:
-                    continue
-                n = np.array([w[1][1] - w[0][1], w[0][0] - w[1][0]], float)
-                n /= max(np.linalg.norm(n), 1e-9)
-                v1 = (np.array(b) - np.array(a)) @ n
-                v2 = (np.array(c) - np.array(b)) @ n
-                d_b = abs(side_of(w, b)) / max(np.hypot(w[1][0] - w[0][0], w[1][1] - w[0][1]), 1e-9)
-                # It turned back on its way to the wall, close enough to have reached it between frames.
-                reach = max(abs(v1), abs(v2)) + die
-                if v1 * v2 < 0 and max(abs(v1), abs(v2)) > die and d_b < reach:
-                    return True
+        if len(t) < 3:
+            continue
+        for w in cal.layout.walls:
+            # Distance to the wall along the track: a die that came towards it by three dice and went
+            # back by three dice, its closest frame within one frame's travel (plus a die) of it, hit it.
+            dist = np.array([distance_to_segment(p, w) for p in t])
+            k = int(np.argmin(dist))
+            if k == 0 or k == len(t) - 1:
+                continue
+            step = max(np.hypot(t[k][0] - t[k - 1][0], t[k][1] - t[k - 1][1]),
+                       np.hypot(t[k + 1][0] - t[k][0], t[k + 1][1] - t[k][1]))
+            came, went = dist[:k].max() - dist[k], dist[k + 1:].max() - dist[k]
+            if came >= 3 * die and went >= 3 * die and dist[k] <= step + die:
+                return True
     return False
 
 

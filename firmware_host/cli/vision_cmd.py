@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import Calibration, annotate as annotate_calibration, calibrate
-from vision.dataset import DEVELOPMENT, HELD_BACK, is_tuning, split_of
+from vision.dataset import DEVELOPMENT, HELD_BACK, is_tuning, load_errata, split_of
 from vision.dice_reader import DiceReader
 from vision.errors import ImageError, VisionError
 from vision.evaluation import evaluate
@@ -43,6 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--split", choices=["all", DEVELOPMENT, HELD_BACK, "tuning"], default="all",
                    help="which images to score (the split is fixed by a hash of the file name)")
     e.add_argument("--classical", action="store_true", help="score the classical pip reader only")
+    e.add_argument("--errata", type=Path, metavar="FILE",
+                   help="label errata (JSON); also score against the corrected labels (vision/data/*-errata.json)")
     e.add_argument("--json", action="store_true")
     e.set_defaults(func=run_eval)
 
@@ -112,17 +114,18 @@ def run_eval(args: argparse.Namespace) -> int:
         DEVELOPMENT: lambda p: split_of(p.name) == DEVELOPMENT,
         HELD_BACK: lambda p: split_of(p.name) == HELD_BACK,
     }[args.split]
-    scores = evaluate(reader.read, args.dataset, select)
+    errata = load_errata(args.errata) if args.errata else None
+    scores = evaluate(reader.read, args.dataset, select, errata=errata)
     doc = {"reader": "classical" if args.classical else ("dnn" if reader.classifier else "classical"),
            "splits": {k: v.as_json() for k, v in sorted(scores.items())}}
     if args.json:
         print(json.dumps(doc, indent=2))
         return 0
     print(f"reader: {doc['reader']}  dataset: {args.dataset}")
-    print(f"{'split':<12}{'images':>7}{'dice':>6}{'accuracy':>10}{'misread':>9}{'declined':>9}{'missed':>8}"
+    print(f"{'split':<20}{'images':>7}{'dice':>6}{'accuracy':>10}{'misread':>9}{'declined':>9}{'missed':>8}"
           f"{'images ok':>10}{'ms':>7}")
     for name, s in doc["splits"].items():
-        print(f"{name:<12}{s['images']:>7}{s['dice']:>6}{s['accuracy']:>10.2%}{s['confident_misread_rate']:>9.2%}"
+        print(f"{name:<20}{s['images']:>7}{s['dice']:>6}{s['accuracy']:>10.2%}{s['confident_misread_rate']:>9.2%}"
               f"{s['declined_rate']:>9.2%}{s['missed_rate']:>8.2%}{s['images_fully_right']:>10.2%}"
               f"{s['ms_median'] or 0:>7.1f}")
     return 0

@@ -102,12 +102,19 @@ def augment_colour(img: np.ndarray, rng: random.Random) -> np.ndarray:
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
-def sample(scene: Scene, rng: random.Random, positive: bool) -> tuple[np.ndarray, int, float, float, int]:
+def pick_die(scene: Scene, rng: random.Random, tipped_weight: float) -> int:
+    """A labelled die of the scene; dice not lying flat are `tipped_weight` times as likely (they are rare)."""
+    weights = [tipped_weight if p else 1.0 for p in scene.poses]
+    return rng.choices(range(len(scene.dice)), weights)[0]
+
+
+def sample(scene: Scene, rng: random.Random, positive: bool, tipped_weight: float = 1.0
+           ) -> tuple[np.ndarray, int, float, float, int]:
     """A random augmented crop: positives centred near a die (class = its value), else a negative."""
     die = scene.die * rng.uniform(0.85, 1.18)
     angle = rng.uniform(0, 360)
     if positive and len(scene.dice):
-        i = rng.randrange(len(scene.dice))
+        i = pick_die(scene, rng, tipped_weight)
         d = scene.dice[i]
         r = rng.uniform(0, 0.3) * scene.sizes[i] * 0.75
         t = rng.uniform(0, 2 * math.pi)
@@ -129,7 +136,7 @@ def sample(scene: Scene, rng: random.Random, positive: bool) -> tuple[np.ndarray
     elif dist > 0.6:
         label, dx, dy = 0, 0.0, 0.0
     else:
-        return sample(scene, rng, positive)
+        return sample(scene, rng, positive, tipped_weight)
     img = cv2.warpAffine(scene.frame, crop_matrix(x, y, die, angle), (CROP_PX, CROP_PX), flags=cv2.INTER_LINEAR,
                          borderMode=cv2.BORDER_REPLICATE)
     if rng.random() < 0.5:
@@ -153,6 +160,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=4)
     ap.add_argument("--extra-share", type=float, default=0.4, help="share of samples from --extra scenes")
     ap.add_argument("--pose-weight", type=float, default=1.0, help="weight of the pose loss")
+    ap.add_argument("--tipped-weight", type=float, default=1.0,
+                    help="how much more often a die not lying flat is picked for a positive crop")
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
     torch.manual_seed(args.seed)
@@ -183,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         net.train()
         t0, total, correct, seen = time.monotonic(), 0.0, 0, 0
         for _ in range(args.steps):
-            items = [sample(pick(), rng, rng.random() < 0.6) for _ in range(batch)]
+            items = [sample(pick(), rng, rng.random() < 0.6, args.tipped_weight) for _ in range(batch)]
             x = to_tensor([i[0] for i in items])
             y = torch.tensor([i[1] for i in items])
             off = torch.tensor([[i[2], i[3]] for i in items], dtype=torch.float32)
