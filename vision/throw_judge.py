@@ -2,7 +2,7 @@
 
 Rules per game are those of the regulations digest (first table); each `ThrowRules` names its
 source. The reasons are checked in a fixed order, so one throw gets one reason: off_table, stacked,
-overlapping, cocked, wrong_count, uncertain, not_past_middle.
+overlapping, cocked, not_past_middle, wrong_count, uncertain.
 """
 
 from __future__ import annotations
@@ -116,15 +116,17 @@ def judge(reading: Reading, rules: ThrowRules, calibration: Calibration | None =
     for d in dice:
         if d.lie is Pose.COCKED and rules.cocked_void:
             return void(VoidReason.COCKED, f"{where(d)} is cocked on an edge ({rules.source})")
+    if rules.must_pass_middle and calibration is not None and calibration.layout.middle is not None:
+        # Where the dice went does not depend on their values: a throw that did not pass is void
+        # whatever the reader makes of the faces.
+        ok, why = passed_middle(reading, track, calibration)
+        if not ok:
+            return void(VoidReason.NOT_PAST_MIDDLE, f"{why} ({rules.source})")
     if rules.n_dice and len(dice) != rules.n_dice:
         return void(VoidReason.WRONG_COUNT, f"{len(dice)} dice seen, {rules.game} throws {rules.n_dice}")
     for d in dice:
         if not d.is_read:
             return void(VoidReason.UNCERTAIN, f"{where(d)}: the reader is not sure of its value")
-    if rules.must_pass_middle and calibration is not None and calibration.layout.middle is not None:
-        ok, why = passed_middle(reading, track, calibration)
-        if not ok:
-            return void(VoidReason.NOT_PAST_MIDDLE, f"{why} ({rules.source})")
     values = tuple(d.value for d in dice)
     notes = [f"die {i + 1} {d.lie.value}: most exposed face {d.value}" for i, d in enumerate(dice)
              if d.lie in (Pose.COCKED, Pose.OVERLAPPING)]

@@ -75,6 +75,14 @@ def test_craps_a_die_the_reader_is_unsure_of_voids_as_uncertain():
     assert not v.valid and v.reason is VoidReason.UNCERTAIN
 
 
+def test_craps_macau_2010_art3_a_throw_short_of_the_middle_voids_for_that_even_when_a_face_is_unsure():
+    """Where the dice went decides the middle rule, not their faces: the reason is not_past_middle."""
+    track = [reading(blobs=[Blob(x, 150, 19, 19, "moving", (x, 150)), Blob(x, 250, 19, 19, "moving", (x, 250))])
+             for x in (40, 90, 130)]
+    v = judge(reading(die(5, 150, 150), die(None, 150, 250, sure=False)), CRAPS, table("craps"), track)
+    assert not v.valid and v.reason is VoidReason.NOT_PAST_MIDDLE
+
+
 def test_craps_three_dice_is_the_wrong_count():
     v = judge(reading(die(5, 400, 100), die(2, 500, 200), die(3, 600, 300)), CRAPS, table("craps"))
     assert not v.valid and v.reason is VoidReason.WRONG_COUNT
