@@ -19,6 +19,7 @@ from .die_finder import Background, Foreground, find_foreground
 from .errors import ImageError
 from .face_classifier import DEFAULT_WEIGHTS, FaceClassifier
 from .face_crops import crop, crop_matrix
+from .pose_net import DEFAULT_POSE_WEIGHTS, PoseNet
 from .pip_reader import FACE_PX, SPAN, FaceRead, dominant_angle, read_face
 from .pose import PoseContext, assign_poses
 from .reading import Die, Pose, Reading
@@ -77,15 +78,21 @@ class DiceReader:
     """Reads dice from BGR frames; inject `calibration`, `classifier` and `background` as needed.
 
     `classifier=None` uses the classical pip reader only; the default loads the committed weights
-    when they exist. `background` is a frame of the empty table (fixed camera), optional.
+    when they exist. `pose_net` tells how the dice lie on a calibrated table (default: the committed
+    weights; None: the face classifier's pose head, or the 3D fit). `background` is a frame of the
+    empty table (fixed camera), optional.
     """
 
     def __init__(self, calibration: Calibration | None = None, *, classifier: FaceClassifier | None | str = "default",
-                 background: np.ndarray | None = None, settings: ReaderSettings = ReaderSettings()) -> None:
+                 pose_net: PoseNet | None | str = "default", background: np.ndarray | None = None,
+                 settings: ReaderSettings = ReaderSettings()) -> None:
         self.calibration = calibration
         if classifier == "default":
             classifier = FaceClassifier() if DEFAULT_WEIGHTS.is_file() else None
         self.classifier = classifier
+        if pose_net == "default":
+            pose_net = PoseNet() if DEFAULT_POSE_WEIGHTS.is_file() and calibration is not None else None
+        self.pose_net = pose_net
         self.background = background
         self.settings = settings
         self._region = None
@@ -209,6 +216,9 @@ class DiceReader:
         frame = check_frame(frame)
         fg = self.foreground(frame)
         found = self.candidates(frame, fg)
+        if self.pose_net is not None and self.calibration is not None:
+            for f, q in zip(found, self.pose_net.poses(frame, [(f.x, f.y) for f in found], fg.die_size)):
+                f.pose_probs = q
         dice = []
         for f in found:
             value, confidence, sure = self.value_of(f)
@@ -221,6 +231,8 @@ class DiceReader:
         learned = [learned_lie(f.pose_probs) for f in found]
         dice, blobs = assign_poses(dice, PoseContext(frame, fg, self.calibration, self.background), learned)
         dice = [replace(d, sure=False) if d.sure and not self.trust(d) else d for d in dice]
+        if self.calibration is not None:
+            dice = [replace(d, sure=False) if d.sure and crowded(d, dice, fg.die_size) else d for d in dice]
         dice.sort(key=lambda d: (d.y, d.x))
         return Reading(tuple(dice), tuple(blobs), fg.die_size, (frame.shape[1], frame.shape[0]),
                        self.calibration is not None)
@@ -239,6 +251,13 @@ def learned_lie(pose_probs: np.ndarray | None) -> Pose | None:
 
 LEARNED_POSES = (Pose.FLAT, Pose.COCKED, Pose.STACKED, Pose.OVERLAPPING, Pose.OVERLAPPING)
 TIPPED = (Pose.COCKED, Pose.STACKED, Pose.OVERLAPPING)
+
+
+def crowded(die: Die, dice: list[Die], die_px: float) -> bool:
+    """On a calibrated table the die size is known: two dice lying flat cannot have their centres closer
+    than one die edge. A die found within 0.75 edges of another is the side face of a tipped die, or
+    part of a pile: never a read (on ordinary photos dice of several sizes lie closer; not applied)."""
+    return any(o is not die and float(np.hypot(die.x - o.x, die.y - o.y)) < 0.75 * die_px for o in dice)
 
 
 def coverage(fg: Foreground, x: float, y: float, die: float, angle: float) -> float:

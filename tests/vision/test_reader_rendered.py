@@ -27,11 +27,19 @@ def test_flat_dice_are_read(score):
     assert score.flat_right / score.flat >= 0.99, score.as_json()
 
 
-@pytest.mark.xfail(strict=False, reason="target not met yet: cocked and stacked dice on the new 15-40 degree "
-                   "rendered scenes are recognised at 60-83 % (issue 4 asks >= 99 %); see the issue-4 note")
 def test_each_void_class_is_recognised_with_its_reason(score):
     rates = score.void_class_rates()
     assert set(rates) == {"off_table", "cocked", "stacked", "overlapping", "not_past_middle"}
     for reason, row in rates.items():
-        # A small sample: the >= 99 % figure is measured on 10,000 dice by `make bench`.
-        assert row["rate"] >= 0.85, (reason, row, score.failures)
+        # A small sample (4-31 throws per class): the >= 99 % figure is measured on 10,000 dice by `make bench`.
+        assert row["rate"] >= 0.9, (reason, row, score.failures)
+
+
+def test_a_die_crowding_another_on_a_calibrated_table_is_never_a_read():
+    """Two dice lying flat cannot have centres closer than one die edge; the closer one is a side face."""
+    from vision.dice_reader import crowded
+    from vision.reading import Die
+
+    a, b, c = Die(3, 100.0, 100.0, 30, 30, 0.99), Die(6, 120.0, 100.0, 30, 30, 0.9), Die(2, 131.0, 100.0, 30, 30, 0.9)
+    assert crowded(a, [a, b], 30.0) and crowded(b, [a, b], 30.0)
+    assert not crowded(a, [a, c], 30.0)  # touching side by side: 1.03 edges apart

@@ -1,0 +1,118 @@
+"""Train the pose network (how a die lies: flat, cocked, stacked, leaning, overlapped); export ONNX.
+
+Training only: needs torch (CPU build), never used at run time. The reader runs the ONNX file through
+`cv2.dnn` on calibrated casino tables (vision/pose_net.py). Rendered tables carry the pose of every die;
+the development photos add real dice, all lying flat. The held-back split is never read.
+See vision/training/README.md for how the committed weights were made.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+from torch import nn
+
+from vision.dataset import DEVELOPMENT, label_path, list_images, split_of
+from vision.pose_net import POSE_DIES, POSE_PX, POSES
+from vision.face_crops import crop_matrix
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from train_face_net import Scene, augment_colour, pick_die  # noqa: E402 - the same scenes and colour changes
+
+
+class PoseNet(nn.Module):
+    """Four conv stages, global pooling, one linear layer: 5 pose logits from a 48x48 crop."""
+
+    def __init__(self, width: int = 16) -> None:
+        super().__init__()
+        w = width
+
+        def block(i: int, o: int) -> list[nn.Module]:
+            return [nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
+
+        self.features = nn.Sequential(
+            *block(3, w), nn.MaxPool2d(2),
+            *block(w, 2 * w), *block(2 * w, 2 * w), nn.MaxPool2d(2),
+            *block(2 * w, 4 * w), *block(4 * w, 4 * w), nn.MaxPool2d(2),
+            *block(4 * w, 4 * w),
+            nn.AdaptiveAvgPool2d(1), nn.Flatten())
+        self.head = nn.Sequential(nn.Dropout(0.2), nn.Linear(4 * w, len(POSES)))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.features(x))
+
+
+def sample(scene: Scene, rng: random.Random, tipped_weight: float) -> tuple[np.ndarray, int]:
+    """A crop around a labelled die (centred within 0.12 die edges, as the reader centres it), its pose."""
+    i = pick_die(scene, rng, tipped_weight)
+    d = scene.dice[i]
+    die = scene.die * rng.uniform(0.92, 1.08)
+    r, t = rng.uniform(0, 0.12) * scene.die, rng.uniform(0, 2 * math.pi)
+    m = crop_matrix(d.x + r * math.cos(t), d.y + r * math.sin(t), die, rng.uniform(0, 360), POSE_PX, POSE_DIES)
+    img = cv2.warpAffine(scene.frame, m, (POSE_PX, POSE_PX), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    if rng.random() < 0.5:
+        img = img[:, ::-1].copy()
+    return augment_colour(img, rng), scene.poses[i]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--dataset", type=Path, required=True, help="the photos (development split: flat dice)")
+    ap.add_argument("--extra", type=Path, required=True, help="rendered tables with a pose column")
+    ap.add_argument("--out", type=Path, required=True, help="ONNX file to write")
+    ap.add_argument("--epochs", type=int, default=40)
+    ap.add_argument("--steps", type=int, default=200, help="batches per epoch")
+    ap.add_argument("--photo-share", type=float, default=0.15, help="share of samples from the photos")
+    ap.add_argument("--tipped-weight", type=float, default=3.0)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args(argv)
+    rng = random.Random(args.seed)
+    torch.manual_seed(args.seed)
+    np.random.seed(args.seed)
+    torch.set_num_threads(2)
+    photos = [Scene(p, label_path(args.dataset, p)) for p in list_images(args.dataset) if split_of(p.name) == DEVELOPMENT]
+    rendered = [s for s in (Scene(p, label_path(args.extra, p)) for p in list_images(args.extra)) if s.dice]
+    print(f"{len(photos)} photos, {len(rendered)} rendered frames", flush=True)
+    net = PoseNet()
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=args.epochs * args.steps)
+    ce = nn.CrossEntropyLoss(label_smoothing=0.02)
+    batch = 96
+    for epoch in range(args.epochs):
+        net.train()
+        t0, total, correct = time.monotonic(), 0.0, 0
+        for _ in range(args.steps):
+            items = [sample(rng.choice(photos) if rng.random() < args.photo_share else rng.choice(rendered), rng,
+                            args.tipped_weight) for _ in range(batch)]
+            x = torch.from_numpy(np.stack([i[0] for i in items]).astype(np.float32) / 255.0 - 0.5).permute(0, 3, 1, 2)
+            y = torch.tensor([i[1] for i in items])
+            out = net(x)
+            loss = ce(out, y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach())
+            correct += int((out.argmax(1) == y).sum())
+        print(f"epoch {epoch + 1}: loss {total / args.steps:.4f} acc {correct / (batch * args.steps):.4f} "
+              f"({time.monotonic() - t0:.0f} s)", flush=True)
+        if (epoch + 1) % 10 == 0 or epoch + 1 == args.epochs:
+            net.eval()
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            torch.onnx.export(net, torch.zeros(1, 3, POSE_PX, POSE_PX), str(args.out), input_names=["crop"],
+                              output_names=["pose"], dynamic_axes={"crop": {0: "n"}, "pose": {0: "n"}},
+                              opset_version=13, dynamo=False)
+            print(f"wrote {args.out} ({args.out.stat().st_size} bytes)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
