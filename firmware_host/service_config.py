@@ -63,6 +63,8 @@ class SimulationSection(Struct, forbid_unknown_fields=True, frozen=True):
     void_rate: Annotated[float, Meta(ge=0, le=0.9)] = 0.05  # share of throws / spins that are void
     action_seconds: Seconds = 0.02  # how long a throw, spin, dome step or card takes in the simulation
     betting_seconds: Seconds = 0.05  # the simulated dealer closes betting after this ([table] timer is the backstop)
+    # "random": the camera reports random faces; "rendered": each throw is rendered and read by vision
+    camera: Literal["random", "rendered"] = "random"
     crash_at: str | None = None  # "PHASE:ROUND": SIGKILL the process there (fault injection for tests)
 
 

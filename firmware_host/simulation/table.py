@@ -45,6 +45,7 @@ class SimulatedTable:
         self.phase = ("", 0, 0)
         self._lock = threading.Lock()
         self.camera_reads: list[tuple[int, int]] = []  # (round, attempt) the camera was asked to read, in order
+        self._rendered = None  # the rendered camera, made on first use when settings.camera == "rendered"
 
     # --- the devices interface -----------------------------------------------------------------
     def start(self, sink: Callable[[Any], None]) -> None:
@@ -114,9 +115,24 @@ class SimulatedTable:
         self.sink(ConsoleCommand("no_more_bets", who="sim-dealer", source="sim"))
 
     def camera(self, round_no: int, attempt: int) -> DiceSeen:
-        faces = tuple(self.rng.randint(1, 6) for _ in range(self.n_dice))
         void = self.rng.choice(DICE_VOIDS[self.game]) if self.rng.random() < self.settings.void_rate else None
+        if getattr(self.settings, "camera", "random") == "rendered":
+            return self.rendered(round_no, attempt, void or "valid")
+        faces = tuple(self.rng.randint(1, 6) for _ in range(self.n_dice))
         return self.seen(round_no, attempt, faces, void)
+
+    def rendered(self, round_no: int, attempt: int, kind: str) -> DiceSeen:
+        """Render the throw, read it through vision, and report what the reader judged."""
+        if self._rendered is None:
+            from .rendered_camera import RenderedCamera
+
+            self._rendered = RenderedCamera(self.game, self.settings.seed)
+        shot = self._rendered.throw(kind)
+        evidence = self.evidence.save(f"{self.game}-{round_no:08d}-{attempt}.png", shot.png)
+        v = shot.verdict
+        log.debug("rendered %s throw %s: read %s, %s", kind, shot.truth, v.values, v.detail)
+        return DiceSeen(round_no, attempt, tuple(v.values) if v.valid else None,
+                        None if v.valid else v.reason.value, evidence, {"detail": v.detail})
 
     def seen(self, round_no: int, attempt: int, faces: tuple[int, ...], void: str | None) -> DiceSeen:
         record = {"camera": "simulated", "round": round_no, "attempt": attempt, "dice": list(faces),
