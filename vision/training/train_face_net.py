@@ -29,7 +29,7 @@ N_POSES = 5  # flat, cocked, stacked, leaning (on another die), overlapped (anot
 class FaceNet(nn.Module):
     """Three conv stages and a linear head: 7 class logits, (dx, dy) in die edges, 5 pose logits."""
 
-    def __init__(self, width: int = 16) -> None:
+    def __init__(self, width: int = 16, outputs: int = N_CLASSES + 2 + N_POSES) -> None:
         super().__init__()
         w = width
 
@@ -42,7 +42,7 @@ class FaceNet(nn.Module):
             *block(2 * w, 4 * w), *block(4 * w, 4 * w), nn.MaxPool2d(2),
             *block(4 * w, 4 * w),
             nn.AdaptiveAvgPool2d(1), nn.Flatten())
-        self.head = nn.Sequential(nn.Dropout(0.2), nn.Linear(4 * w, N_CLASSES + 2 + N_POSES))
+        self.head = nn.Sequential(nn.Dropout(0.2), nn.Linear(4 * w, outputs))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.features(x))

@@ -25,29 +25,7 @@ from vision.pose_net import POSE_DIES, POSE_PX, POSES
 from vision.face_crops import crop_matrix
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from train_face_net import Scene, augment_colour, pick_die  # noqa: E402 - the same scenes and colour changes
-
-
-class PoseNet(nn.Module):
-    """Four conv stages, global pooling, one linear layer: 5 pose logits from a 48x48 crop."""
-
-    def __init__(self, width: int = 16) -> None:
-        super().__init__()
-        w = width
-
-        def block(i: int, o: int) -> list[nn.Module]:
-            return [nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
-
-        self.features = nn.Sequential(
-            *block(3, w), nn.MaxPool2d(2),
-            *block(w, 2 * w), *block(2 * w, 2 * w), nn.MaxPool2d(2),
-            *block(2 * w, 4 * w), *block(4 * w, 4 * w), nn.MaxPool2d(2),
-            *block(4 * w, 4 * w),
-            nn.AdaptiveAvgPool2d(1), nn.Flatten())
-        self.head = nn.Sequential(nn.Dropout(0.2), nn.Linear(4 * w, len(POSES)))
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.head(self.features(x))
+from train_face_net import FaceNet, Scene, augment_colour, pick_die  # noqa: E402 - same net body, scenes, colours
 
 
 def sample(scene: Scene, rng: random.Random, tipped_weight: float) -> tuple[np.ndarray, int]:
@@ -81,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     photos = [Scene(p, label_path(args.dataset, p)) for p in list_images(args.dataset) if split_of(p.name) == DEVELOPMENT]
     rendered = [s for s in (Scene(p, label_path(args.extra, p)) for p in list_images(args.extra)) if s.dice]
     print(f"{len(photos)} photos, {len(rendered)} rendered frames", flush=True)
-    net = PoseNet()
+    net = FaceNet(outputs=len(POSES))  # the same body; global pooling takes the 48x48 crop; 5 pose logits
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=args.epochs * args.steps)
     ce = nn.CrossEntropyLoss(label_smoothing=0.02)
