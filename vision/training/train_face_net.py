@@ -184,9 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         return rng.choice(extra) if extra and rng.random() < args.extra_share else rng.choice(scenes)
 
     net = FaceNet()
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=args.epochs * args.steps)
-    ce = nn.CrossEntropyLoss(label_smoothing=0.02)
+    opt, sched, ce = training_setup(net, args.epochs * args.steps)
     batch = 96
     for epoch in range(args.epochs):
         net.train()
@@ -215,6 +213,13 @@ def main(argv: list[str] | None = None) -> int:
         if (epoch + 1) % 10 == 0 or epoch + 1 == args.epochs:
             export(net, args.out)
     return 0
+
+
+def training_setup(net: nn.Module, total_steps: int):
+    """The optimiser, one-cycle schedule and loss both networks are trained with."""
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=total_steps)
+    return opt, sched, nn.CrossEntropyLoss(label_smoothing=0.02)
 
 
 def export(net: nn.Module, out: Path) -> None:

@@ -18,14 +18,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 import torch
-from torch import nn
 
 from vision.dataset import DEVELOPMENT, label_path, list_images, split_of
 from vision.pose_net import POSE_DIES, POSE_PX, POSES
 from vision.face_crops import crop_matrix
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from train_face_net import FaceNet, Scene, augment_colour, pick_die  # noqa: E402 - same net body, scenes, colours
+from train_face_net import (FaceNet, Scene, augment_colour, pick_die,  # noqa: E402 - same body, scenes, colours
+                            training_setup)
 
 
 def sample(scene: Scene, rng: random.Random, tipped_weight: float) -> tuple[np.ndarray, int]:
@@ -60,9 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     rendered = [s for s in (Scene(p, label_path(args.extra, p)) for p in list_images(args.extra)) if s.dice]
     print(f"{len(photos)} photos, {len(rendered)} rendered frames", flush=True)
     net = FaceNet(outputs=len(POSES))  # the same body; global pooling takes the 48x48 crop; 5 pose logits
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=args.epochs * args.steps)
-    ce = nn.CrossEntropyLoss(label_smoothing=0.02)
+    opt, sched, ce = training_setup(net, args.epochs * args.steps)
     batch = 96
     for epoch in range(args.epochs):
         net.train()
