@@ -21,7 +21,7 @@ from .face_classifier import DEFAULT_WEIGHTS, FaceClassifier
 from .face_crops import crop, crop_matrix
 from .pose_net import DEFAULT_POSE_WEIGHTS, PoseNet
 from .pip_reader import FACE_PX, SPAN, FaceRead, dominant_angle, read_face
-from .pose import PoseContext, assign_poses
+from .pose import PoseContext, assign_poses, settle_touching
 from .reading import Die, Pose, Reading
 
 
@@ -180,6 +180,22 @@ class DiceReader:
             out.append(f)
         return out
 
+    def settle(self, frame: np.ndarray, fg: Foreground, found: list[Found]) -> None:
+        """Dice found closer than flat dice can lie: when flat dice side by side explain their blob,
+        centre them where the fit puts their top faces and read them again there."""
+        ctx = PoseContext(frame, fg, self.calibration, self.background)
+        moved = settle_touching(ctx, [(f.x, f.y, f.angle or 0.0, f.blob) for f in found])
+        if not moved:
+            return
+        again = [found[i] for i in moved]
+        for i, (x, y) in moved.items():
+            found[i].x, found[i].y = x, y
+        views = self.settings.views
+        scores = self.classifier.classify(self.view_crops(frame, again, [views] * len(again)))
+        probs = scores.probs.reshape(len(again), views, -1).mean(axis=1)
+        for f, p in zip(again, probs):
+            f.probs, f.p_die, f.face = p, 1.0 - float(p[0]), None
+
     @staticmethod
     def view_crops(frame: np.ndarray, found: list[Found], counts: list[int]) -> np.ndarray:
         """Each die's crop, turned 0/90/180/270 degrees (and mirrored for 8) when its count asks."""
@@ -216,6 +232,8 @@ class DiceReader:
         frame = check_frame(frame)
         fg = self.foreground(frame)
         found = self.candidates(frame, fg)
+        if self.classifier is not None and self.calibration is not None:
+            self.settle(frame, fg, found)
         if self.pose_net is not None and self.calibration is not None:
             for f, q in zip(found, self.pose_net.poses(frame, [(f.x, f.y) for f in found], fg.die_size)):
                 f.pose_probs = q

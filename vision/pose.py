@@ -86,6 +86,12 @@ def silhouette(ctx: PoseContext, blob: int) -> tuple[np.ndarray, tuple[int, int]
 
 def initial_pose(die: Die, cal: Calibration) -> DiePose:
     """Where a flat die would be whose top face is centred where the die was seen."""
+    a = math.atan2(die.outline[1][1] - die.outline[0][1], die.outline[1][0] - die.outline[0][0]) if die.outline else 0.0
+    return flat_pose_at(die.x, die.y, a, cal)
+
+
+def flat_pose_at(x: float, y: float, angle: float, cal: Calibration) -> DiePose:
+    """The flat die whose top face is centred at pixel (x, y), its edge at `angle` radians in the image."""
     cam = cal.camera
     top = cal.layout.die_mm
 
@@ -94,10 +100,15 @@ def initial_pose(die: Die, cal: Calibration) -> DiePose:
         t = (z - cam.position[2]) / ray[2]
         return cam.position + t * ray
 
-    c = on_plane(die.x, die.y, top)
-    a = math.atan2(die.outline[1][1] - die.outline[0][1], die.outline[1][0] - die.outline[0][0]) if die.outline else 0.0
-    p = on_plane(die.x + 10 * math.cos(a), die.y + 10 * math.sin(a), top)
+    c = on_plane(x, y, top)
+    p = on_plane(x + 10 * math.cos(angle), y + 10 * math.sin(angle), top)
     return DiePose(float(c[0]), float(c[1]), math.atan2(p[1] - c[1], p[0] - c[0]))
+
+
+def top_centre_px(pose: DiePose, cal: Calibration) -> tuple[float, float]:
+    """Where the centre of a flat die's top face is seen in the image."""
+    u, v = cal.camera.project(np.array([[pose.x, pose.y, pose.base + cal.layout.die_mm]]))[0]
+    return float(u), float(v)
 
 
 def fit_group(fitter: SilhouetteFitter, group: list[Die], cal: Calibration) -> tuple[Fit, int | None]:
@@ -173,3 +184,56 @@ def assign_poses(dice: list[Die], ctx: PoseContext, learned: list[Pose | None] |
         table_xy = cal.to_table(b.x, b.y) if cal is not None else None
         blobs.append(Blob(b.x, b.y, b.w, b.h, "unread", table_xy))
     return out, blobs
+
+
+SETTLE_BELOW = 0.95  # dice seen closer than this many die edges are checked against flat dice side by side
+
+
+def settle_touching(ctx: PoseContext, seen: list[tuple[float, float, float, int]]) -> dict[int, tuple[float, float]]:
+    """Where dice that touch really are. The reader centres a die from a crop that also shows its
+    neighbour, which pulls two touching dice towards each other, closer than flat dice can lie. When
+    flat dice side by side explain their blob's silhouette, their top-face centres are taken from that
+    fit. `seen`: (x, y, angle in degrees, blob) per die; returns the settled centres by index (dice whose
+    blob flat dice do not explain, a tipped die or a pile, are left where they were seen)."""
+    cal = ctx.calibration
+    if cal is None or cal.camera is None:
+        return {}
+    by_blob: dict[int, list[int]] = {}
+    for i, (_, _, _, blob) in enumerate(seen):
+        if blob >= 0:
+            by_blob.setdefault(blob, []).append(i)
+    die = ctx.fg.die_size
+    out: dict[int, tuple[float, float]] = {}
+    for blob, members in by_blob.items():
+        close = any(np.hypot(seen[i][0] - seen[j][0], seen[i][1] - seen[j][1]) < SETTLE_BELOW * die
+                    for k, i in enumerate(members) for j in members[k + 1:])
+        if not close:
+            continue
+        mask, origin = silhouette(ctx, blob)
+        window = ctx.frame[origin[1]:origin[1] + mask.shape[0], origin[0]:origin[0] + mask.shape[1]]
+        top = top_faces(window, mask, die) if ctx.background is not None else None
+        fitter = SilhouetteFitter(cal.camera, cal.layout.die_mm, mask, origin, top)
+        start = [flat_pose_at(seen[i][0], seen[i][1], math.radians(seen[i][2]), cal) for i in members]
+        fit = max((fitter.fit_flat(s) for s in starts_apart(start, cal.layout.die_mm)), key=lambda f: f.iou)
+        if fit.iou < FLAT_OK:
+            continue
+        for i, pose in zip(members, fit.poses):
+            out[i] = top_centre_px(pose, cal)
+    return out
+
+
+def starts_apart(poses: list[DiePose], die_mm: float) -> list[list[DiePose]]:
+    """Starting points for fitting dice seen too close: as seen; and, for a pair, pushed apart to one die
+    edge along the line between them, with their own turn and turned square to that line."""
+    if len(poses) != 2:
+        return [poses]
+    a, b = poses
+    gap = math.hypot(b.x - a.x, b.y - a.y)
+    if gap >= 1.02 * die_mm or gap == 0.0:
+        return [poses]
+    ux, uy = (b.x - a.x) / gap, (b.y - a.y) / gap
+    push = 0.5 * (1.02 * die_mm - gap)
+    a2 = replace(a, x=a.x - push * ux, y=a.y - push * uy)
+    b2 = replace(b, x=b.x + push * ux, y=b.y + push * uy)
+    line = math.atan2(uy, ux)
+    return [poses, [a2, b2], [replace(a2, yaw=line), replace(b2, yaw=line)]]

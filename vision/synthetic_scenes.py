@@ -111,8 +111,9 @@ def flat(rig: TableRig, x: float, y: float, rng: np.random.Generator, pose: str 
                   rig.layout.die_mm)
 
 
-def random_scene(rig: TableRig, kind: str, rng: np.random.Generator) -> list[SceneDie]:
-    """The resting dice of one throw of `kind` (see KINDS)."""
+def random_scene(rig: TableRig, kind: str, rng: np.random.Generator,
+                 cocked_tilt: tuple[float, float] = (15.0, 40.0)) -> list[SceneDie]:
+    """The resting dice of one throw of `kind` (see KINDS); a cocked die is tipped by `cocked_tilt` degrees."""
     n = DICE_PER_GAME[rig.game]
     d = rig.layout.die_mm
     if kind == "not_past_middle" or kind == "wall_bounce":
@@ -128,7 +129,7 @@ def random_scene(rig: TableRig, kind: str, rng: np.random.Generator) -> list[Sce
         x, y = spots[0]
         # Resting on one edge (against a chip stack, a wall or the dome), tipped 15-40 degrees: past
         # 40 the top face and a side face are almost equally exposed, which no reader (or dealer) can rank.
-        tilt = math.radians(rng.uniform(15, 40))
+        tilt = math.radians(rng.uniform(*cocked_tilt))
         yaw = rng.uniform(0, 2 * math.pi)
         rot = resting_rotation(int(rng.integers(1, 7)), yaw, tilt, yaw + int(rng.integers(0, 4)) * math.pi / 2)
         dice[0] = placed(x, y, rot, rig.style, "cocked", d)

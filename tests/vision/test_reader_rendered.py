@@ -43,3 +43,38 @@ def test_a_die_crowding_another_on_a_calibrated_table_is_never_a_read():
     a, b, c = Die(3, 100.0, 100.0, 30, 30, 0.99), Die(6, 120.0, 100.0, 30, 30, 0.9), Die(2, 131.0, 100.0, 30, 30, 0.9)
     assert crowded(a, [a, b], 30.0) and crowded(b, [a, b], 30.0)
     assert not crowded(a, [a, c], 30.0)  # touching side by side: 1.03 edges apart
+
+
+def test_touching_dice_are_centred_on_their_own_faces_and_read(craps_rig):
+    """Two dice side by side, faces touching: the crop of each shows its neighbour's pips, which pulls
+    the centres together; the silhouette fit puts them back a die edge apart, so both are read."""
+    import math
+
+    import numpy as np
+
+    from vision.dice_reader import DiceReader
+    from vision.die_geometry import resting_rotation
+    from vision.synthetic import render
+    from vision.synthetic_scenes import placed
+
+    rig, empty, cal = craps_rig
+    reader = DiceReader(cal, background=empty)
+    rng = np.random.default_rng(8)
+    d = rig.layout.die_mm
+    w, h = rig.layout.felt_mm
+    for k in range(12):
+        yaw = rng.uniform(0, 2 * math.pi)
+        x, y = rng.uniform(0.55 * w, 0.85 * w), rng.uniform(0.25 * h, 0.75 * h)
+        tops = int(rng.integers(1, 7)), int(rng.integers(1, 7))
+        dice = [placed(x, y, resting_rotation(tops[0], yaw), rig.style, "touching", d),
+                placed(x + 1.02 * d * math.cos(yaw), y + 1.02 * d * math.sin(yaw), resting_rotation(tops[1], yaw),
+                       rig.style, "touching", d)]
+        frame, truth = render(rig.scene(dice, rng), rng)
+        reading = reader.read(frame)
+        assert len(reading.dice) == 2, (k, reading.dice)
+        a, b = reading.dice
+        assert math.hypot(a.x - b.x, a.y - b.y) >= 0.9 * cal.die_px, (k, a, b)
+        for t in truth:
+            near = min(reading.dice, key=lambda r: math.hypot(r.x - t.x, r.y - t.y))
+            assert math.hypot(near.x - t.x, near.y - t.y) < 0.15 * cal.die_px, (k, t, near)
+            assert near.is_read and near.value == t.value, (k, t, near)

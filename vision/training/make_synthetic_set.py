@@ -30,7 +30,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--frames", type=int, default=400)
     ap.add_argument("--seed", type=int, default=1000)
+    ap.add_argument("--kinds", default=",".join(sorted(set(KINDS))),
+                    help="comma-separated kinds of throw to render (default: the usual mix)")
+    ap.add_argument("--cocked-tilt", default="15,40", help="degrees LO,HI a cocked die is tipped by")
     args = ap.parse_args(argv)
+    wanted = set(args.kinds.split(","))
+    unknown = wanted - set(KINDS)
+    if unknown:
+        ap.error(f"unknown kinds {sorted(unknown)}; known: {', '.join(sorted(set(KINDS)))}")
+    lo, hi = (float(v) for v in args.cocked_tilt.split(","))
     rng = np.random.default_rng(args.seed)
     (args.out / "images").mkdir(parents=True, exist_ok=True)
     (args.out / "labels").mkdir(parents=True, exist_ok=True)
@@ -43,9 +51,9 @@ def main(argv: list[str] | None = None) -> int:
             empty, _ = render(rig.scene([], rng, clean=True), rng)
             rigs[game] = (rig, calibrate(empty, rig.layout).die_px)
         rig, die_px = rigs[game]
-        kinds = [k for k in KINDS if not (k == "stacked" and game == "paikao")
-                 and not (k == "not_past_middle" and game != "craps")]
-        dice = random_scene(rig, kinds[int(rng.integers(0, len(kinds)))], rng)
+        kinds = [k for k in KINDS if k in wanted and not (k == "stacked" and game == "paikao")
+                 and not (k == "not_past_middle" and game != "craps")] or ["valid"]
+        dice = random_scene(rig, kinds[int(rng.integers(0, len(kinds)))], rng, (lo, hi))
         frame, truth = render(rig.scene(dice, rng), rng)
         h, w = frame.shape[:2]
         name = f"syn{args.seed}_{i:05d}"
