@@ -19,7 +19,7 @@ from .die_finder import Background, Foreground, find_foreground
 from .errors import ImageError
 from .face_classifier import DEFAULT_WEIGHTS, FaceClassifier
 from .face_crops import crop, crop_matrix
-from .pose_net import DEFAULT_POSE_WEIGHTS, PoseNet
+from .pose_net import DEFAULT_POSE_WEIGHTS, PoseNet, View
 from .pip_reader import FACE_PX, SPAN, FaceRead, dominant_angle, read_face
 from .pose import PoseContext, assign_poses, settle_touching
 from .reading import Die, Pose, Reading
@@ -37,6 +37,7 @@ class ReaderSettings:
     tipped_confidence: float = 0.95  # a die not lying flat: P(value) needed (its side faces show pips too)
     read_floor: float = 0.5  # never a read below this overall confidence, P(a die here) x P(value | die)
     one_look: float = 0.99  # a centred crop read this surely is not read again four ways round
+    settled_flat: float = 0.9  # a die re-centred by the touching-dice fit: P(flat) needed to read it
     views: int = 4  # the classifier reads each die 4 ways round (4) or also mirrored (8), averaged
 
 
@@ -54,6 +55,7 @@ class Found:
     probs: np.ndarray | None = None
     pose_probs: np.ndarray | None = None  # learned pose (flat, cocked, stacked, leaning, overlapped)
     face: FaceRead | None = None
+    settled: bool = False  # re-centred by the silhouette fit of touching dice
 
 
 def check_frame(frame: object) -> np.ndarray:
@@ -180,21 +182,23 @@ class DiceReader:
             out.append(f)
         return out
 
-    def settle(self, frame: np.ndarray, fg: Foreground, found: list[Found]) -> None:
+    def settle(self, frame: np.ndarray, fg: Foreground, found: list[Found]) -> list[Found]:
         """Dice found closer than flat dice can lie: when flat dice side by side explain their blob,
-        centre them where the fit puts their top faces and read them again there."""
+        centre them where the fit puts their top faces and read them again there (a die found twice,
+        which the fit explains without, is dropped)."""
         ctx = PoseContext(frame, fg, self.calibration, self.background)
-        moved = settle_touching(ctx, [(f.x, f.y, f.angle or 0.0, f.blob) for f in found])
+        moved, twice = settle_touching(ctx, [(f.x, f.y, f.angle or 0.0, f.blob) for f in found])
         if not moved:
-            return
+            return found
         again = [found[i] for i in moved]
         for i, (x, y) in moved.items():
-            found[i].x, found[i].y = x, y
+            found[i].x, found[i].y, found[i].settled = x, y, True
         views = self.settings.views
         scores = self.classifier.classify(self.view_crops(frame, again, [views] * len(again)))
         probs = scores.probs.reshape(len(again), views, -1).mean(axis=1)
         for f, p in zip(again, probs):
             f.probs, f.p_die, f.face = p, 1.0 - float(p[0]), None
+        return [f for i, f in enumerate(found) if i not in twice]
 
     @staticmethod
     def view_crops(frame: np.ndarray, found: list[Found], counts: list[int]) -> np.ndarray:
@@ -233,13 +237,16 @@ class DiceReader:
         fg = self.foreground(frame)
         found = self.candidates(frame, fg)
         if self.classifier is not None and self.calibration is not None:
-            self.settle(frame, fg, found)
+            found = self.settle(frame, fg, found)
         if self.pose_net is not None and self.calibration is not None:
-            for f, q in zip(found, self.pose_net.poses(frame, [(f.x, f.y) for f in found], fg.die_size)):
+            view = View.of(self.calibration, frame.shape[1], frame.shape[0])
+            for f, q in zip(found, self.pose_net.poses(frame, [(f.x, f.y) for f in found], fg.die_size, view)):
                 f.pose_probs = q
         dice = []
         for f in found:
             value, confidence, sure = self.value_of(f)
+            if f.settled and (f.pose_probs is None or float(f.pose_probs[0]) < self.settings.settled_flat):
+                sure = False  # placed by the fit of flat dice: read only when the pose network agrees it is flat
             angle = f.angle if f.angle is not None else (f.face.angle if f.face is not None else 0.0)
             outline = square_outline(f.x, f.y, f.die, angle)
             xs, ys = [p[0] for p in outline], [p[1] for p in outline]
@@ -271,11 +278,14 @@ LEARNED_POSES = (Pose.FLAT, Pose.COCKED, Pose.STACKED, Pose.OVERLAPPING, Pose.OV
 TIPPED = (Pose.COCKED, Pose.STACKED, Pose.OVERLAPPING)
 
 
+CROWDED = 0.9  # die edges: flat dice lie at least 1 apart (touching ones are re-centred by settle first)
+
+
 def crowded(die: Die, dice: list[Die], die_px: float) -> bool:
     """On a calibrated table the die size is known: two dice lying flat cannot have their centres closer
-    than one die edge. A die found within 0.75 edges of another is the side face of a tipped die, or
+    than one die edge. A die found within 0.9 edges of another is the side face of a tipped die, or
     part of a pile: never a read (on ordinary photos dice of several sizes lie closer; not applied)."""
-    return any(o is not die and float(np.hypot(die.x - o.x, die.y - o.y)) < 0.75 * die_px for o in dice)
+    return any(o is not die and float(np.hypot(die.x - o.x, die.y - o.y)) < CROWDED * die_px for o in dice)
 
 
 def coverage(fg: Foreground, x: float, y: float, die: float, angle: float) -> float:

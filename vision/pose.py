@@ -187,39 +187,52 @@ def assign_poses(dice: list[Die], ctx: PoseContext, learned: list[Pose | None] |
 
 
 SETTLE_BELOW = 0.95  # dice seen closer than this many die edges are checked against flat dice side by side
+SETTLE_OK = 0.80  # flat dice explaining the silhouette this well are re-centred (the pose network then checks)
 
 
-def settle_touching(ctx: PoseContext, seen: list[tuple[float, float, float, int]]) -> dict[int, tuple[float, float]]:
+def settle_touching(ctx: PoseContext, seen: list[tuple[float, float, float, int]]
+                    ) -> tuple[dict[int, tuple[float, float]], set[int]]:
     """Where dice that touch really are. The reader centres a die from a crop that also shows its
-    neighbour, which pulls two touching dice towards each other, closer than flat dice can lie. When
-    flat dice side by side explain their blob's silhouette, their top-face centres are taken from that
-    fit. `seen`: (x, y, angle in degrees, blob) per die; returns the settled centres by index (dice whose
-    blob flat dice do not explain, a tipped die or a pile, are left where they were seen)."""
+    neighbour, which pulls two touching dice towards each other, closer than flat dice can lie (or finds
+    one die twice). When flat dice side by side explain their blob's silhouette, their top-face centres
+    are taken from that fit. `seen`: (x, y, angle in degrees, blob) per die; returns the settled centres
+    by index, and the indices found twice (a die the fit explains without). Dice whose blob flat dice do
+    not explain, a tipped die or a pile, are left where they were seen. A pair leaning on each other can
+    be explained nearly as well: the reader reads a settled die only when the pose network also finds
+    it flat."""
     cal = ctx.calibration
     if cal is None or cal.camera is None:
-        return {}
+        return {}, set()
     by_blob: dict[int, list[int]] = {}
     for i, (_, _, _, blob) in enumerate(seen):
         if blob >= 0:
             by_blob.setdefault(blob, []).append(i)
     die = ctx.fg.die_size
+    near = lambda i, j: np.hypot(seen[i][0] - seen[j][0], seen[i][1] - seen[j][1]) < SETTLE_BELOW * die  # noqa: E731
     out: dict[int, tuple[float, float]] = {}
+    twice: set[int] = set()
     for blob, members in by_blob.items():
-        close = any(np.hypot(seen[i][0] - seen[j][0], seen[i][1] - seen[j][1]) < SETTLE_BELOW * die
-                    for k, i in enumerate(members) for j in members[k + 1:])
-        if not close:
+        if not any(near(i, j) for k, i in enumerate(members) for j in members[k + 1:]):
             continue
         mask, origin = silhouette(ctx, blob)
         window = ctx.frame[origin[1]:origin[1] + mask.shape[0], origin[0]:origin[0] + mask.shape[1]]
         top = top_faces(window, mask, die) if ctx.background is not None else None
         fitter = SilhouetteFitter(cal.camera, cal.layout.die_mm, mask, origin, top)
-        start = [flat_pose_at(seen[i][0], seen[i][1], math.radians(seen[i][2]), cal) for i in members]
-        fit = max((fitter.fit_flat(s) for s in starts_apart(start, cal.layout.die_mm)), key=lambda f: f.iou)
-        if fit.iou < FLAT_OK:
+        # Every die as found; and, with three or more, without each one found close to another (twice).
+        options = [members] + [[i for i in members if i != k] for k in members
+                               if len(members) >= 3 and any(near(k, j) for j in members if j != k)]
+        best, kept = None, members
+        for option in options:
+            start = [flat_pose_at(seen[i][0], seen[i][1], math.radians(seen[i][2]), cal) for i in option]
+            fit = max((fitter.fit_flat(s) for s in starts_apart(start, cal.layout.die_mm)), key=lambda f: f.iou)
+            if best is None or fit.iou > best.iou:
+                best, kept = fit, option
+        if best.iou < SETTLE_OK:
             continue
-        for i, pose in zip(members, fit.poses):
+        for i, pose in zip(kept, best.poses):
             out[i] = top_centre_px(pose, cal)
-    return out
+        twice |= set(members) - set(kept)
+    return out, twice
 
 
 def starts_apart(poses: list[DiePose], die_mm: float) -> list[list[DiePose]]:

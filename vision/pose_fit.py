@@ -67,8 +67,9 @@ class SilhouetteFitter:
         self.die = die_mm
         self.seen = silhouette > 0
         self.seen_area = int(np.count_nonzero(self.seen))
-        self.top_seen = None if top is None else top > 0
-        self.top_area = 0 if top is None else int(np.count_nonzero(self.top_seen))
+        # No top face told apart (dark dice whose faces are no brighter than their sides): silhouette only.
+        self.top_seen = None if top is None or not top.any() else top > 0
+        self.top_area = 0 if self.top_seen is None else int(np.count_nonzero(self.top_seen))
         self.origin = np.array(origin, np.float64)
         self.canvas = np.zeros(silhouette.shape, np.uint8)
         self.top_canvas = np.zeros(silhouette.shape, np.uint8)

@@ -4,10 +4,17 @@ A small CNN run through OpenCV's DNN module (weights committed, no torch): a 48x
 die edges around the die -> P(flat, cocked, stacked, leaning, overlapped). Trained on rendered casino
 tables (vision/training/train_pose_net.py). The face classifier's own pose head sees only 1.6 die
 edges and is trained mostly for faces; this one is used whenever the table is calibrated.
+
+Perspective: a die lying flat away from the point under the camera shows the side faces that look
+towards that point, as a tipped die does. So the crop is turned to put "away from the camera's foot"
+upwards, and a fourth input plane carries how far off the camera's axis the die is (the tangent of
+the view angle): the network can then tell perspective from tipping.
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -22,6 +29,45 @@ POSE_DIES = 2.4  # crop side in die edges: the die and what it may rest on or le
 POSES = ("flat", "cocked", "stacked", "leaning", "overlapped")
 
 
+@dataclass(frozen=True, slots=True)
+class View:
+    """Where the camera looks from, in pixels: the image of the point under it and its focal length."""
+
+    nadir_x: float
+    nadir_y: float
+    focal_px: float
+
+    @classmethod
+    def of(cls, calibration, width: int, height: int) -> "View":
+        """From a calibrated camera; without one, a camera above the image centre with a 53 degree field."""
+        cam = getattr(calibration, "camera", None)
+        if cam is None:
+            return cls(width / 2.0, height / 2.0, float(width))
+        u, v = cam.project(np.array([[cam.position[0], cam.position[1], 0.0]]))[0]
+        return cls(float(u), float(v), float(cam.focal_px))
+
+    def outward(self, x: float, y: float) -> tuple[float, float]:
+        """The crop angle (degrees) that puts the direction away from the nadir upwards, and the
+        tangent of the angle under which the camera sees (x, y)."""
+        dx, dy = x - self.nadir_x, y - self.nadir_y
+        return math.degrees(math.atan2(dx, -dy)), math.hypot(dx, dy) / self.focal_px
+
+
+def pose_crop(frame: np.ndarray, x: float, y: float, die: float, view: View, turn: float = 0.0
+              ) -> tuple[np.ndarray, float]:
+    """The network's crop around (x, y), away-from-the-camera upwards (`turn` adds degrees), and the tangent."""
+    angle, tan = view.outward(x, y)
+    return crop(frame, x, y, die, angle + turn, POSE_PX, POSE_DIES), tan
+
+
+def to_blob(crops: np.ndarray, tans) -> np.ndarray:
+    """(N, 48, 48, 3) uint8 crops and N tangents -> the network's (N, 4, 48, 48) float input."""
+    x = crops.astype(np.float32) * (1.0 / 255.0) - 0.5
+    plane = np.broadcast_to((2.0 * np.asarray(tans, np.float32) - 0.5)[:, None, None, None],
+                            (len(crops), POSE_PX, POSE_PX, 1))
+    return np.ascontiguousarray(np.concatenate([x, plane], axis=3).transpose(0, 3, 1, 2))
+
+
 class PoseNet:
     """Pose probabilities (N, 5) for dice at given centres."""
 
@@ -34,12 +80,11 @@ class PoseNet:
         except cv2.error as exc:
             raise VisionError(f"cannot load pose network {self.weights}: {exc}") from exc
 
-    def poses(self, frame: np.ndarray, centres: list[tuple[float, float]], die: float) -> np.ndarray:
+    def poses(self, frame: np.ndarray, centres: list[tuple[float, float]], die: float, view: View) -> np.ndarray:
         if not centres:
             return np.zeros((0, len(POSES)), np.float32)
-        crops = np.stack([crop(frame, x, y, die, 0.0, POSE_PX, POSE_DIES) for x, y in centres])
-        blob = np.ascontiguousarray((crops.astype(np.float32) * (1.0 / 255.0) - 0.5).transpose(0, 3, 1, 2))
-        self.net.setInput(blob)
+        pairs = [pose_crop(frame, x, y, die, view) for x, y in centres]
+        self.net.setInput(to_blob(np.stack([c for c, _ in pairs]), [t for _, t in pairs]))
         logits = self.net.forward().reshape(len(centres), -1)
         e = np.exp(logits - logits.max(axis=1, keepdims=True))
         return e / e.sum(axis=1, keepdims=True)

@@ -68,12 +68,12 @@ def test_bench_rendered_tables_10000_dice():
     assert doc["dice"] >= 10000
 
 
-def rendered_frames(n: int, seed: int = 1):
+def rendered_frames(n: int, seed: int = 1, kind: str = "valid"):
     rng = np.random.default_rng(seed)
     rig = random_rig("craps", rng)
     empty, _ = render(rig.scene([], rng, clean=True), rng)
     cal = calibrate(empty, rig.layout, float(rig.camera.position[2]))
-    frames = [render(rig.scene(random_scene(rig, "valid", rng), rng), rng)[0] for _ in range(n)]
+    frames = [render(rig.scene(random_scene(rig, kind, rng), rng), rng)[0] for _ in range(n)]
     return rig, empty, cal, frames
 
 
@@ -90,6 +90,17 @@ def test_bench_speed_one_core():
             times.append((time.perf_counter() - t0) * 1000)
         print(f"\nread ({name}), 1280x720, one core: median {np.median(times):.2f} ms, "
               f"p95 {np.percentile(times, 95):.2f} ms")
+    # Dice touching side by side cost a silhouette fit and a second read (vision/pose.py settle_touching).
+    _, empty, cal, frames_touching = rendered_frames(20, kind="touching")
+    reader = DiceReader(cal, background=empty)
+    reader.read(frames_touching[0])
+    times = []
+    for f in frames_touching * 5:
+        t0 = time.perf_counter()
+        reader.read(f)
+        times.append((time.perf_counter() - t0) * 1000)
+    print(f"read (dnn), 1280x720, one core, two dice touching: median {np.median(times):.2f} ms, "
+          f"p95 {np.percentile(times, 95):.2f} ms")
     detector = AtRestDetector()
     times = []
     for f in frames * 50:

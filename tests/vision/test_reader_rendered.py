@@ -40,8 +40,8 @@ def test_a_die_crowding_another_on_a_calibrated_table_is_never_a_read():
     from vision.dice_reader import crowded
     from vision.reading import Die
 
-    a, b, c = Die(3, 100.0, 100.0, 30, 30, 0.99), Die(6, 120.0, 100.0, 30, 30, 0.9), Die(2, 131.0, 100.0, 30, 30, 0.9)
-    assert crowded(a, [a, b], 30.0) and crowded(b, [a, b], 30.0)
+    a, b, c = Die(3, 100.0, 100.0, 30, 30, 0.99), Die(6, 126.0, 100.0, 30, 30, 0.9), Die(2, 131.0, 100.0, 30, 30, 0.9)
+    assert crowded(a, [a, b], 30.0) and crowded(b, [a, b], 30.0)  # 0.87 edges apart
     assert not crowded(a, [a, c], 30.0)  # touching side by side: 1.03 edges apart
 
 

@@ -3,7 +3,8 @@
 Output: OUT/images/NAME.png, OUT/labels/NAME.txt (class cx cy w h pose, class 0-5 = faces 1-6, cocked
 dice labelled with their most exposed face, pose an index into POSES; dice hidden under another are
 not labelled) and
-OUT/labels/NAME.die (the die edge in pixels from the calibration, as the reader will use).
+OUT/labels/NAME.die (the die edge in pixels from the calibration, as the reader will use, then the
+camera's nadir x, y and focal length in pixels: the pose network's `View`).
 The seeds used here (1000+) never overlap the evaluation seeds (0-99).
 """
 
@@ -17,6 +18,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import calibrate
+from vision.pose_net import View
 from vision.synthetic import render
 from vision.synthetic_scenes import random_rig, random_scene
 
@@ -49,8 +51,9 @@ def main(argv: list[str] | None = None) -> int:
         if game not in rigs or i % 40 < len(games):
             rig = random_rig(game, rng)
             empty, _ = render(rig.scene([], rng, clean=True), rng)
-            rigs[game] = (rig, calibrate(empty, rig.layout).die_px)
-        rig, die_px = rigs[game]
+            view = View.of(calibrate(empty, rig.layout, float(rig.camera.position[2])), *empty.shape[1::-1])
+            rigs[game] = (rig, calibrate(empty, rig.layout).die_px, view)
+        rig, die_px, view = rigs[game]
         kinds = [k for k in KINDS if k in wanted and not (k == "stacked" and game == "paikao")
                  and not (k == "not_past_middle" and game != "craps")] or ["valid"]
         dice = random_scene(rig, kinds[int(rng.integers(0, len(kinds)))], rng, (lo, hi))
@@ -65,7 +68,9 @@ def main(argv: list[str] | None = None) -> int:
             box = 1.25 * die_px
             lines.append(f"{t.value - 1} {t.x / w:.6f} {t.y / h:.6f} {box / w:.6f} {box / h:.6f} {POSES[t.pose]}")
         (args.out / "labels" / f"{name}.txt").write_text("\n".join(lines) + "\n")
-        (args.out / "labels" / f"{name}.die").write_text(f"{die_px:.3f}\n")
+        # The die size the reader uses, and the camera's nadir and focal length (the pose network's view).
+        (args.out / "labels" / f"{name}.die").write_text(
+            f"{die_px:.3f} {view.nadir_x:.2f} {view.nadir_y:.2f} {view.focal_px:.2f}\n")
     print(f"wrote {args.frames} frames to {args.out}")
     return 0
 

@@ -21,6 +21,7 @@ from torch import nn
 from vision.dataset import DEVELOPMENT, LabelledDie, is_tuning, label_path, list_images, read_labels, split_of
 from vision.die_finder import find_foreground
 from vision.face_crops import CROP_DIES, CROP_PX, crop_matrix
+from vision.pose_net import View
 
 N_CLASSES = 7  # 0 = no die centred here, 1-6 = the top face
 N_POSES = 5  # flat, cocked, stacked, leaning (on another die), overlapped (another die leans on it)
@@ -29,7 +30,7 @@ N_POSES = 5  # flat, cocked, stacked, leaning (on another die), overlapped (anot
 class FaceNet(nn.Module):
     """Three conv stages and a linear head: 7 class logits, (dx, dy) in die edges, 5 pose logits."""
 
-    def __init__(self, width: int = 16, outputs: int = N_CLASSES + 2 + N_POSES) -> None:
+    def __init__(self, width: int = 16, outputs: int = N_CLASSES + 2 + N_POSES, in_channels: int = 3) -> None:
         super().__init__()
         w = width
 
@@ -37,7 +38,7 @@ class FaceNet(nn.Module):
             return [nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
 
         self.features = nn.Sequential(
-            *block(3, w), nn.MaxPool2d(2),
+            *block(in_channels, w), nn.MaxPool2d(2),
             *block(w, 2 * w), *block(2 * w, 2 * w), nn.MaxPool2d(2),
             *block(2 * w, 4 * w), *block(4 * w, 4 * w), nn.MaxPool2d(2),
             *block(4 * w, 4 * w),
@@ -64,8 +65,11 @@ class Scene:
         self.dice = read_labels(labels, w, h)
         if not self.poses:
             self.poses = [0] * len(self.dice)  # the photos: every die lies flat
-        known = labels.with_suffix(".die")  # rendered frames: the calibrated die size the reader uses
-        self.die = float(known.read_text()) if known.is_file() else None
+        known = labels.with_suffix(".die")  # rendered frames: the calibrated die size the reader uses, the view
+        values = [float(v) for v in known.read_text().split()] if known.is_file() else []
+        self.die = values[0] if values else None
+        # Photos: a camera above the image centre (View.of without a calibration).
+        self.view = View(*values[1:4]) if len(values) >= 4 else View.of(None, w, h)
         if self.die is not None and self.dice:
             # Keep rendered frames small in memory: the dice and four dice around them.
             m = 4 * self.die
@@ -74,6 +78,7 @@ class Scene:
             x1 = min(w, int(max(d.x for d in self.dice) + m))
             y1 = min(h, int(max(d.y for d in self.dice) + m))
             self.frame = self.frame[y0:y1, x0:x1].copy()
+            self.view = View(self.view.nadir_x - x0, self.view.nadir_y - y0, self.view.focal_px)
             self.dice = tuple(LabelledDie(d.value, d.x - x0, d.y - y0, d.w, d.h) for d in self.dice)
         fg = find_foreground(self.frame, die_size=self.die)
         if self.die is None:

@@ -15,30 +15,29 @@ import sys
 import time
 from pathlib import Path
 
-import cv2
 import numpy as np
 import torch
 
 from vision.dataset import DEVELOPMENT, label_path, list_images, split_of
-from vision.pose_net import POSE_DIES, POSE_PX, POSES
-from vision.face_crops import crop_matrix
+from vision.pose_net import POSE_PX, POSES, pose_crop, to_blob
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from train_face_net import (FaceNet, Scene, augment_colour, pick_die,  # noqa: E402 - same body, scenes, colours
                             training_setup)
 
 
-def sample(scene: Scene, rng: random.Random, tipped_weight: float) -> tuple[np.ndarray, int]:
-    """A crop around a labelled die (centred within 0.12 die edges, as the reader centres it), its pose."""
+def sample(scene: Scene, rng: random.Random, tipped_weight: float) -> tuple[np.ndarray, float, int]:
+    """A crop around a labelled die (centred within 0.12 die edges, as the reader centres it), turned as the
+    reader turns it (away from the camera upwards, +-8 degrees), its view tangent and its pose."""
     i = pick_die(scene, rng, tipped_weight)
     d = scene.dice[i]
     die = scene.die * rng.uniform(0.92, 1.08)
     r, t = rng.uniform(0, 0.12) * scene.die, rng.uniform(0, 2 * math.pi)
-    m = crop_matrix(d.x + r * math.cos(t), d.y + r * math.sin(t), die, rng.uniform(0, 360), POSE_PX, POSE_DIES)
-    img = cv2.warpAffine(scene.frame, m, (POSE_PX, POSE_PX), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    img, tan = pose_crop(scene.frame, d.x + r * math.cos(t), d.y + r * math.sin(t), die, scene.view,
+                         rng.uniform(-8, 8))
     if rng.random() < 0.5:
-        img = img[:, ::-1].copy()
-    return augment_colour(img, rng), scene.poses[i]
+        img = img[:, ::-1].copy()  # a mirror keeps "away from the camera" upwards
+    return augment_colour(img, rng), tan * rng.uniform(0.92, 1.08), scene.poses[i]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,7 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     photos = [Scene(p, label_path(args.dataset, p)) for p in list_images(args.dataset) if split_of(p.name) == DEVELOPMENT]
     rendered = [s for s in (Scene(p, label_path(args.extra, p)) for p in list_images(args.extra)) if s.dice]
     print(f"{len(photos)} photos, {len(rendered)} rendered frames", flush=True)
-    net = FaceNet(outputs=len(POSES))  # the same body; global pooling takes the 48x48 crop; 5 pose logits
+    # The same body; global pooling takes the 48x48 crop; a fourth input plane (the view tangent); 5 pose logits.
+    net = FaceNet(outputs=len(POSES), in_channels=4)
     opt, sched, ce = training_setup(net, args.epochs * args.steps)
     batch = 96
     for epoch in range(args.epochs):
@@ -68,8 +68,8 @@ def main(argv: list[str] | None = None) -> int:
         for _ in range(args.steps):
             items = [sample(rng.choice(photos) if rng.random() < args.photo_share else rng.choice(rendered), rng,
                             args.tipped_weight) for _ in range(batch)]
-            x = torch.from_numpy(np.stack([i[0] for i in items]).astype(np.float32) / 255.0 - 0.5).permute(0, 3, 1, 2)
-            y = torch.tensor([i[1] for i in items])
+            x = torch.from_numpy(to_blob(np.stack([i[0] for i in items]), [i[1] for i in items]))
+            y = torch.tensor([i[2] for i in items])
             out = net(x)
             loss = ce(out, y)
             opt.zero_grad()
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         if (epoch + 1) % 10 == 0 or epoch + 1 == args.epochs:
             net.eval()
             args.out.parent.mkdir(parents=True, exist_ok=True)
-            torch.onnx.export(net, torch.zeros(1, 3, POSE_PX, POSE_PX), str(args.out), input_names=["crop"],
+            torch.onnx.export(net, torch.zeros(1, 4, POSE_PX, POSE_PX), str(args.out), input_names=["crop"],
                               output_names=["pose"], dynamic_axes={"crop": {0: "n"}, "pose": {0: "n"}},
                               opset_version=13, dynamo=False)
             print(f"wrote {args.out} ({args.out.stat().st_size} bytes)", flush=True)
