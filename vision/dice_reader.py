@@ -37,7 +37,7 @@ class ReaderSettings:
     tipped_confidence: float = 0.95  # a die not lying flat: P(value) needed (its side faces show pips too)
     read_floor: float = 0.5  # never a read below this overall confidence, P(a die here) x P(value | die)
     one_look: float = 0.99  # a centred crop read this surely is not read again four ways round
-    settled_flat: float = 0.9  # a die re-centred by the touching-dice fit: P(flat) needed to read it
+    settled_flat: float = 0.7  # a die re-centred by the touching-dice fit: P(flat) needed to read it
     views: int = 4  # the classifier reads each die 4 ways round (4) or also mirrored (8), averaged
 
 

@@ -230,7 +230,8 @@ def settle_touching(ctx: PoseContext, seen: list[tuple[float, float, float, int]
         if best.iou < SETTLE_OK:
             continue
         for i, pose in zip(kept, best.poses):
-            out[i] = top_centre_px(pose, cal)
+            if any(near(i, j) for j in members if j != i):  # a die in the blob but apart stays as it was read
+                out[i] = top_centre_px(pose, cal)
         twice |= set(members) - set(kept)
     return out, twice
 
