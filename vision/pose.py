@@ -224,9 +224,14 @@ def settle_touching(ctx: PoseContext, seen: list[tuple[float, float, float, int]
         best, kept = None, members
         for option in options:
             start = [flat_pose_at(seen[i][0], seen[i][1], math.radians(seen[i][2]), cal) for i in option]
-            fit = max((fitter.fit_flat(s) for s in starts_apart(start, cal.layout.die_mm)), key=lambda f: f.iou)
-            if best is None or fit.iou > best.iou:
-                best, kept = fit, option
+            for trial in starts_apart(start, cal.layout.die_mm):
+                fit = fitter.fit_flat(trial)
+                if best is None or fit.iou > best.iou:
+                    best, kept = fit, option
+                if best.iou >= FLAT_OK:
+                    break  # explained plainly: the other starting points cannot do much better
+            if best.iou >= FLAT_OK:
+                break
         if best.iou < SETTLE_OK:
             continue
         for i, pose in zip(kept, best.poses):
