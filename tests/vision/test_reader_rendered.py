@@ -78,3 +78,23 @@ def test_touching_dice_are_centred_on_their_own_faces_and_read(craps_rig):
             near = min(reading.dice, key=lambda r: math.hypot(r.x - t.x, r.y - t.y))
             assert math.hypot(near.x - t.x, near.y - t.y) < 0.15 * cal.die_px, (k, t, near)
             assert near.is_read and near.value == t.value, (k, t, near)
+
+
+def test_a_tipped_die_beside_another_leans_on_it_and_is_never_a_read():
+    """The pose network may call a die leaning on its neighbour "cocked"; tipped against a die it is
+    overlapping (004 VII.6, IV.8), whose most exposed face cannot be told from above: never a read.
+    Alone, a tipped die stays cocked."""
+    import numpy as np
+
+    from vision.die_finder import Foreground
+    from vision.pose import PoseContext, assign_poses
+    from vision.reading import Die, Pose
+
+    fg = Foreground(24.0, False, (), (), 0.5, np.zeros((360, 640), np.uint8))
+    ctx = PoseContext(np.zeros((720, 1280, 3), np.uint8), fg, None, None)
+    leaning, other, far = Die(2, 100.0, 100.0, 24, 24, 0.96), Die(4, 128.0, 104.0, 24, 24, 0.99), Die(
+        4, 300.0, 300.0, 24, 24, 0.99)
+    dice, _ = assign_poses([leaning, other], ctx, [Pose.COCKED, Pose.FLAT])
+    assert dice[0].lie is Pose.OVERLAPPING and dice[1].lie is Pose.FLAT
+    dice, _ = assign_poses([leaning, far], ctx, [Pose.COCKED, Pose.FLAT])
+    assert dice[0].lie is Pose.COCKED
