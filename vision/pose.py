@@ -154,8 +154,9 @@ def assign_poses(dice: list[Die], ctx: PoseContext, learned: list[Pose | None] |
                                 for j, o in enumerate(dice) if j != i)
                     if lies[i] is Pose.OVERLAPPING and alone:
                         lies[i] = Pose.COCKED  # tipped, but with no die beside it to lean on
-                    touching = any(np.hypot(dice[i].x - o.x, dice[i].y - o.y) < 1.45 * fg.die_size
-                                   for j, o in enumerate(dice) if j != i)
+                    # A find closer than 0.9 edges is the die's own side face (never a read), not a die.
+                    gaps = [np.hypot(dice[i].x - o.x, dice[i].y - o.y) / fg.die_size for j, o in enumerate(dice) if j != i]
+                    touching = any(0.9 <= g < 1.45 for g in gaps)
                     if lies[i] is Pose.COCKED and touching:
                         lies[i] = Pose.OVERLAPPING  # tipped against the die beside it: it leans on it
             for i in members:
