@@ -77,28 +77,26 @@ def rendered_frames(n: int, seed: int = 1, kind: str = "valid"):
     return rig, empty, cal, frames
 
 
+def read_times_ms(reader: DiceReader, frames: list, rounds: int = 5) -> list[float]:
+    reader.read(frames[0])  # warm-up
+    times = []
+    for f in frames * rounds:
+        t0 = time.perf_counter()
+        reader.read(f)
+        times.append((time.perf_counter() - t0) * 1000)
+    return times
+
+
 def test_bench_speed_one_core():
     cv2.setNumThreads(1)
     _, empty, cal, frames = rendered_frames(20)
     for name, classifier in (("dnn", "default"), ("classical", None)):
-        reader = DiceReader(cal, classifier=classifier, background=empty)
-        reader.read(frames[0])
-        times = []
-        for f in frames * 5:
-            t0 = time.perf_counter()
-            reader.read(f)
-            times.append((time.perf_counter() - t0) * 1000)
+        times = read_times_ms(DiceReader(cal, classifier=classifier, background=empty), frames)
         print(f"\nread ({name}), 1280x720, one core: median {np.median(times):.2f} ms, "
               f"p95 {np.percentile(times, 95):.2f} ms")
     # Dice touching side by side cost a silhouette fit and a second read (vision/pose.py settle_touching).
-    _, empty, cal, frames_touching = rendered_frames(20, kind="touching")
-    reader = DiceReader(cal, background=empty)
-    reader.read(frames_touching[0])
-    times = []
-    for f in frames_touching * 5:
-        t0 = time.perf_counter()
-        reader.read(f)
-        times.append((time.perf_counter() - t0) * 1000)
+    _, empty, cal, touching = rendered_frames(20, kind="touching")
+    times = read_times_ms(DiceReader(cal, background=empty), touching)
     print(f"read (dnn), 1280x720, one core, two dice touching: median {np.median(times):.2f} ms, "
           f"p95 {np.percentile(times, 95):.2f} ms")
     detector = AtRestDetector()
