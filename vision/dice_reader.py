@@ -21,7 +21,7 @@ from .face_classifier import DEFAULT_WEIGHTS, FaceClassifier
 from .face_crops import crop, crop_matrix
 from .pose_net import DEFAULT_POSE_WEIGHTS, PoseNet, View
 from .pip_reader import FACE_PX, SPAN, FaceRead, dominant_angle, read_face
-from .pose import PoseContext, assign_poses, settle_touching
+from .pose import CROWDED, PoseContext, assign_poses, settle_touching
 from .reading import Die, Pose, Reading
 
 
@@ -142,7 +142,6 @@ class DiceReader:
 
     def read_with_classifier(self, frame: np.ndarray, found: list[Found]) -> list[Found]:
         net = self.classifier
-        views = self.settings.views
         scores = net.classify(self.view_crops(frame, found, [1] * len(found)))
         kept = []
         for i, f in enumerate(found):
@@ -158,14 +157,7 @@ class DiceReader:
                 kept.append(f)
         kept = suppress(kept, lambda f: f.p_die, 0.6)
         # Read again, four ways round, the dice whose crop was off centre.
-        again = [f for f in kept if f.probs is None]
-        if again:
-            scores = net.classify(self.view_crops(frame, again, [views] * len(again)))
-            probs = scores.probs.reshape(len(again), views, -1).mean(axis=1)
-            poses = (scores.poses.reshape(len(again), views, -1).mean(axis=1) if scores.poses is not None
-                     else [None] * len(again))
-            for f, p, q in zip(again, probs, poses):
-                f.probs, f.pose_probs = p, q
+        self.read_four_ways(frame, [f for f in kept if f.probs is None])
         out = []
         st = self.settings
         for f in kept:
@@ -190,15 +182,25 @@ class DiceReader:
         moved, twice = settle_touching(ctx, [(f.x, f.y, f.angle or 0.0, f.blob) for f in found])
         if not moved:
             return found
-        again = [found[i] for i in moved]
         for i, (x, y) in moved.items():
-            found[i].x, found[i].y, found[i].settled = x, y, True
-        views = self.settings.views
-        scores = self.classifier.classify(self.view_crops(frame, again, [views] * len(again)))
-        probs = scores.probs.reshape(len(again), views, -1).mean(axis=1)
-        for f, p in zip(again, probs):
-            f.probs, f.p_die, f.face = p, 1.0 - float(p[0]), None
+            found[i].x, found[i].y, found[i].settled, found[i].face = x, y, True, None
+        again = [found[i] for i in moved]
+        self.read_four_ways(frame, again)
+        for f in again:
+            f.p_die = 1.0 - float(f.probs[0])
         return [f for i, f in enumerate(found) if i not in twice]
+
+    def read_four_ways(self, frame: np.ndarray, found: list[Found]) -> None:
+        """Set each die's class (and pose head) probabilities, averaged over its crop turned four ways."""
+        if not found:
+            return
+        views = self.settings.views
+        scores = self.classifier.classify(self.view_crops(frame, found, [views] * len(found)))
+        probs = scores.probs.reshape(len(found), views, -1).mean(axis=1)
+        poses = (scores.poses.reshape(len(found), views, -1).mean(axis=1) if scores.poses is not None
+                 else [None] * len(found))
+        for f, p, q in zip(found, probs, poses):
+            f.probs, f.pose_probs = p, q
 
     @staticmethod
     def view_crops(frame: np.ndarray, found: list[Found], counts: list[int]) -> np.ndarray:
@@ -276,9 +278,6 @@ def learned_lie(pose_probs: np.ndarray | None) -> Pose | None:
 
 LEARNED_POSES = (Pose.FLAT, Pose.COCKED, Pose.STACKED, Pose.OVERLAPPING, Pose.OVERLAPPING)
 TIPPED = (Pose.COCKED, Pose.STACKED, Pose.OVERLAPPING)
-
-
-CROWDED = 0.9  # die edges: flat dice lie at least 1 apart (touching ones are re-centred by settle first)
 
 
 def crowded(die: Die, dice: list[Die], die_px: float) -> bool:

@@ -5,10 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import cv2
 import numpy as np
 
-from .errors import VisionError
+from .onnx_net import load_onnx
 
 DEFAULT_WEIGHTS = Path(__file__).resolve().parent / "weights" / "face_net.onnx"
 N_CLASSES = 7  # 0 = no die centred in the crop, 1-6 = the top face
@@ -30,12 +29,7 @@ class FaceClassifier:
 
     def __init__(self, weights: Path | str = DEFAULT_WEIGHTS) -> None:
         self.weights = Path(weights)
-        if not self.weights.is_file():
-            raise VisionError(f"face classifier weights not found: {self.weights}")
-        try:
-            self.net = cv2.dnn.readNetFromONNX(str(self.weights))
-        except cv2.error as exc:
-            raise VisionError(f"cannot load face classifier {self.weights}: {exc}") from exc
+        self.net = load_onnx(self.weights, "face classifier")
 
     def classify(self, crops: list[np.ndarray] | np.ndarray) -> FaceScores:
         if len(crops) == 0:

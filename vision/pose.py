@@ -19,6 +19,7 @@ from .die_finder import Foreground, foreground_score
 from .pose_fit import DiePose, Fit, SilhouetteFitter
 from .reading import Blob, Die, Pose
 
+CROWDED = 0.9  # die edges: flat dice lie at least 1 apart; a find this close to another is not a die of its own
 FLAT_OK = 0.86  # a flat-die explanation this good is accepted without trying others
 BETTER_BY = 0.04  # another explanation must beat the flat one by this much
 SILHOUETTE_LEVEL = 40  # foreground score of a die pixel at full resolution
@@ -150,14 +151,12 @@ def assign_poses(dice: list[Die], ctx: PoseContext, learned: list[Pose | None] |
             for i in members:
                 if learned[i] is not Pose.FLAT:
                     lies[i] = learned[i]
-                    alone = all(np.hypot(dice[i].x - o.x, dice[i].y - o.y) >= 1.6 * fg.die_size
-                                for j, o in enumerate(dice) if j != i)
-                    if lies[i] is Pose.OVERLAPPING and alone:
+                    gaps = [np.hypot(dice[i].x - o.x, dice[i].y - o.y) / fg.die_size
+                            for j, o in enumerate(dice) if j != i]
+                    if lies[i] is Pose.OVERLAPPING and all(g >= 1.6 for g in gaps):
                         lies[i] = Pose.COCKED  # tipped, but with no die beside it to lean on
-                    # A find closer than 0.9 edges is the die's own side face (never a read), not a die.
-                    gaps = [np.hypot(dice[i].x - o.x, dice[i].y - o.y) / fg.die_size for j, o in enumerate(dice) if j != i]
-                    touching = any(0.9 <= g < 1.45 for g in gaps)
-                    if lies[i] is Pose.COCKED and touching:
+                    # A find closer than CROWDED is the die's own side face (never a read), not a die.
+                    if lies[i] is Pose.COCKED and any(CROWDED <= g < 1.45 for g in gaps):
                         lies[i] = Pose.OVERLAPPING  # tipped against the die beside it: it leans on it
             for i in members:
                 out[i] = replace(out[i], lie=lies[i])

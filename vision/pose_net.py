@@ -17,10 +17,9 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-import cv2
 import numpy as np
 
-from .errors import VisionError
+from .onnx_net import load_onnx
 from .face_crops import crop
 
 DEFAULT_POSE_WEIGHTS = Path(__file__).resolve().parent / "weights" / "pose_net.onnx"
@@ -73,12 +72,7 @@ class PoseNet:
 
     def __init__(self, weights: Path | str = DEFAULT_POSE_WEIGHTS) -> None:
         self.weights = Path(weights)
-        if not self.weights.is_file():
-            raise VisionError(f"pose network weights not found: {self.weights}")
-        try:
-            self.net = cv2.dnn.readNetFromONNX(str(self.weights))
-        except cv2.error as exc:
-            raise VisionError(f"cannot load pose network {self.weights}: {exc}") from exc
+        self.net = load_onnx(self.weights, "pose network")
 
     def poses(self, frame: np.ndarray, centres: list[tuple[float, float]], die: float, view: View) -> np.ndarray:
         if not centres:

@@ -9,7 +9,6 @@ from vision.calibration import calibrate
 from vision.dome import DomeReader
 from vision.errors import CalibrationError, VisionError
 from vision.evidence import annotate, write_evidence
-from vision.layouts import layout_for
 from vision.reading import Die, Pose, Reading
 from vision.synthetic import render
 from vision.synthetic_scenes import random_rig, random_scene

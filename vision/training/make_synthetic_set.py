@@ -51,8 +51,8 @@ def main(argv: list[str] | None = None) -> int:
         if game not in rigs or i % 40 < len(games):
             rig = random_rig(game, rng)
             empty, _ = render(rig.scene([], rng, clean=True), rng)
-            view = View.of(calibrate(empty, rig.layout, float(rig.camera.position[2])), *empty.shape[1::-1])
-            rigs[game] = (rig, calibrate(empty, rig.layout).die_px, view)
+            cal = calibrate(empty, rig.layout, float(rig.camera.position[2]))
+            rigs[game] = (rig, cal.die_px, View.of(cal, *empty.shape[1::-1]))
         rig, die_px, view = rigs[game]
         kinds = [k for k in KINDS if k in wanted and not (k == "stacked" and game == "paikao")
                  and not (k == "not_past_middle" and game != "craps")] or ["valid"]

@@ -1,0 +1,19 @@
+"""Loading a committed ONNX network into OpenCV's DNN module (no torch at run time)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+
+from .errors import VisionError
+
+
+def load_onnx(weights: Path, what: str) -> cv2.dnn.Net:
+    """The network in `weights`; a VisionError naming `what` and the file when it is missing or unreadable."""
+    if not weights.is_file():
+        raise VisionError(f"{what} weights not found: {weights}")
+    try:
+        return cv2.dnn.readNetFromONNX(str(weights))
+    except cv2.error as exc:
+        raise VisionError(f"cannot load {what} {weights}: {exc}") from exc
