@@ -21,7 +21,8 @@ from .face_classifier import DEFAULT_WEIGHTS, FaceClassifier
 from .face_crops import crop, crop_matrix
 from .pose_net import DEFAULT_POSE_WEIGHTS, PoseNet, View
 from .pip_reader import FACE_PX, SPAN, FaceRead, dominant_angle, read_face
-from .pose import CROWDED, PoseContext, assign_poses, settle_touching
+from .pose import PoseContext, assign_poses, settle_touching
+from .read_checks import FLAT_SILHOUETTE, crowded, duplicate, partial, silhouette_ratio
 from .reading import Die, Pose, Reading
 
 
@@ -220,6 +221,18 @@ class DiceReader:
             return False
         return d.lie not in TIPPED or d.confidence >= self.settings.tipped_confidence
 
+    def doubt(self, d: Die, dice: list[Die], ctx: PoseContext) -> bool:
+        """True when a die with a value must still be declined (vision/read_checks.py says why)."""
+        h, w = ctx.frame.shape[:2]
+        if not self.trust(d) or partial(d, w, h):
+            return True
+        if self.calibration is None:
+            return duplicate(d, dice, ctx.fg.die_size)
+        if crowded(d, dice, ctx.fg.die_size):
+            return True
+        ratio = silhouette_ratio(d, ctx) if d.lie is Pose.FLAT else None
+        return ratio is not None and ratio > FLAT_SILHOUETTE
+
     def value_of(self, f: Found) -> tuple[int | None, float, bool]:
         """The value, its confidence, and whether it is a read."""
         st = self.settings
@@ -256,10 +269,9 @@ class DiceReader:
             dice.append(Die(value, f.x, f.y, max(xs) - min(xs), max(ys) - min(ys), confidence,
                             Pose.FLAT, sure, outline, table_xy))
         learned = [learned_lie(f.pose_probs) for f in found]
-        dice, blobs = assign_poses(dice, PoseContext(frame, fg, self.calibration, self.background), learned)
-        dice = [replace(d, sure=False) if d.sure and not self.trust(d) else d for d in dice]
-        if self.calibration is not None:
-            dice = [replace(d, sure=False) if d.sure and crowded(d, dice, fg.die_size) else d for d in dice]
+        ctx = PoseContext(frame, fg, self.calibration, self.background)
+        dice, blobs = assign_poses(dice, ctx, learned)
+        dice = [replace(d, sure=False) if d.sure and self.doubt(d, dice, ctx) else d for d in dice]
         dice.sort(key=lambda d: (d.y, d.x))
         return Reading(tuple(dice), tuple(blobs), fg.die_size, (frame.shape[1], frame.shape[0]),
                        self.calibration is not None)
@@ -278,13 +290,6 @@ def learned_lie(pose_probs: np.ndarray | None) -> Pose | None:
 
 LEARNED_POSES = (Pose.FLAT, Pose.COCKED, Pose.STACKED, Pose.OVERLAPPING, Pose.OVERLAPPING)
 TIPPED = (Pose.COCKED, Pose.STACKED, Pose.OVERLAPPING)
-
-
-def crowded(die: Die, dice: list[Die], die_px: float) -> bool:
-    """On a calibrated table the die size is known: two dice lying flat cannot have their centres closer
-    than one die edge. A die found within 0.9 edges of another is the side face of a tipped die, or
-    part of a pile: never a read (on ordinary photos dice of several sizes lie closer; not applied)."""
-    return any(o is not die and float(np.hypot(die.x - o.x, die.y - o.y)) < CROWDED * die_px for o in dice)
 
 
 def coverage(fg: Foreground, x: float, y: float, die: float, angle: float) -> float:

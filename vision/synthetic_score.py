@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .evaluation import reliability
 from .reading import Die, Pose, Reading
 from .synthetic import TruthDie
 from .throw_judge import Verdict
@@ -23,7 +24,6 @@ EXPECTED = {
                "overlapping": "overlapping", "touching": "valid"},
     "paikao": {"valid": "valid", "overlapping": "overlapping", "off_table": "off_table"},
 }
-THRESHOLDS = (0.5, 0.7, 0.8, 0.9, 0.95, 0.99)
 FLAT_TRUTH = ("flat", "touching", "off_table")
 NOT_FLAT = (Pose.COCKED, Pose.STACKED, Pose.OVERLAPPING)
 
@@ -121,19 +121,6 @@ class SyntheticScore:
                          "missed": self.poses[(pose, "missed")]}
         return out
 
-    def reliability(self) -> list[dict]:
-        """For each threshold t: dice read at confidence >= t, and the share of them that were wrong."""
-        conf = np.array([c for c, _ in self.confidences], float)
-        right = np.array([r for _, r in self.confidences], bool)
-        rows = []
-        for t in THRESHOLDS:
-            sel = conf >= t
-            n = int(sel.sum())
-            wrong = int((~right[sel]).sum())
-            rows.append({"t": t, "dice": n, "wrong": wrong, "error": round(wrong / max(n, 1), 5),
-                         "claimed": round(1 - t, 5)})
-        return rows
-
     def as_json(self) -> dict:
         return {"dice": self.dice, "flat_dice": self.flat,
                 "flat_accuracy": round(self.flat_right / max(self.flat, 1), 5),
@@ -143,7 +130,7 @@ class SyntheticScore:
                 "wrong_results": self.wrong_results, "wrong_values": self.wrong_values,
                 "valid_when_void": self.valid_when_void,
                 "conditions": {k: v.as_json() for k, v in sorted(self.conditions.items())},
-                "poses": self.pose_rates(), "reliability": self.reliability(),
+                "poses": self.pose_rates(), "reliability": reliability(self.confidences),
                 "void_classes": self.void_class_rates(), "kinds": self.kind_rates()}
 
 

@@ -37,7 +37,7 @@ def test_each_void_class_is_recognised_with_its_reason(score):
 
 def test_a_die_crowding_another_on_a_calibrated_table_is_never_a_read():
     """Two dice lying flat cannot have centres closer than one die edge; the closer one is a side face."""
-    from vision.dice_reader import crowded
+    from vision.read_checks import crowded
     from vision.reading import Die
 
     a, b, c = Die(3, 100.0, 100.0, 30, 30, 0.99), Die(6, 126.0, 100.0, 30, 30, 0.9), Die(2, 131.0, 100.0, 30, 30, 0.9)

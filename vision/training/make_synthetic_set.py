@@ -5,7 +5,8 @@ dice labelled with their most exposed face, pose an index into POSES; dice hidde
 not labelled) and
 OUT/labels/NAME.die (the die edge in pixels from the calibration, as the reader will use, then the
 camera's nadir x, y and focal length in pixels: the pose network's `View`).
-The seeds used here (1000+) never overlap the evaluation seeds (0-99).
+The seeds used here (1000+) never overlap the evaluation seeds (0-99). Tables take only the `tune`
+looks (vision/synthetic_looks.py): the `unseen` looks are never rendered for training.
 """
 
 from __future__ import annotations

@@ -1,0 +1,73 @@
+"""The checks that decline a value found: a die seen twice, a die running off the frame, a die too big to lie flat."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from vision.dice_reader import DiceReader, square_outline
+from vision.die_geometry import resting_rotation
+from vision.read_checks import FLAT_SILHOUETTE, duplicate, partial, silhouette_ratio
+from vision.reading import Die
+from vision.pose import PoseContext
+from vision.synthetic import render
+from vision.synthetic_scenes import placed
+
+
+def die(value: int, x: float, y: float, confidence: float, size: float = 30.0) -> Die:
+    return Die(value, x, y, size, size, confidence, outline=square_outline(x, y, size, 0.0))
+
+
+def test_a_weaker_find_of_the_same_value_at_a_die_s_edge_is_that_die_seen_twice():
+    strong, edge = die(4, 100.0, 100.0, 0.99), die(4, 124.0, 100.0, 0.8)
+    assert duplicate(edge, [strong, edge], 30.0) and not duplicate(strong, [strong, edge], 30.0)
+
+
+def test_two_surely_read_dice_close_together_or_of_other_values_are_not_duplicates():
+    a = die(4, 100.0, 100.0, 0.99)
+    assert not duplicate(die(4, 124.0, 100.0, 0.95), [a, die(4, 124.0, 100.0, 0.95)], 30.0)  # read surely
+    other = die(3, 124.0, 100.0, 0.8)
+    assert not duplicate(other, [a, other], 30.0)  # another value
+    far = die(4, 131.0, 100.0, 0.8)
+    assert not duplicate(far, [a, far], 30.0)  # more than 0.95 die edges away
+
+
+def test_a_die_running_off_the_frame_is_partly_seen():
+    assert partial(die(2, 10.0, 100.0, 0.99), 640, 480) and partial(die(2, 320.0, 470.0, 0.99), 640, 480)
+    assert not partial(die(2, 320.0, 240.0, 0.99), 640, 480)
+
+
+def scene_ratio(craps_rig, dice) -> tuple[float | None, list]:
+    rig, empty, cal = craps_rig
+    rng = np.random.default_rng(3)
+    frame, truth = render(rig.scene(dice, rng), rng)
+    reader = DiceReader(cal, background=empty)
+    fg = reader.foreground(frame)
+    t = truth[0]
+    d = die(t.value, t.x, t.y, 0.99, cal.die_px)
+    return silhouette_ratio(d, PoseContext(frame, fg, cal, empty)), truth
+
+
+def test_a_flat_die_has_the_silhouette_the_camera_model_predicts(craps_rig):
+    rig = craps_rig[0]
+    d = rig.layout.die_mm
+    for x, y in ((450.0, 120.0), (620.0, 300.0), (300.0, 200.0)):
+        ratio, _ = scene_ratio(craps_rig, [placed(x, y, resting_rotation(5, 0.4), rig.style, "flat", d)])
+        assert ratio is not None and 0.8 < ratio < FLAT_SILHOUETTE, (x, y, ratio)
+
+
+def test_a_stacked_pair_seen_as_one_die_is_too_big_to_lie_flat(craps_rig):
+    rig = craps_rig[0]
+    d = rig.layout.die_mm
+    lower = placed(600.0, 100.0, resting_rotation(2, 0.1), rig.style, "stacked_under", d)
+    upper = placed(600.0, 100.0, resting_rotation(6, 0.1 + math.radians(35)), rig.style, "stacked", d, base=d)
+    ratio, _ = scene_ratio(craps_rig, [upper, lower])
+    assert ratio is not None and ratio > FLAT_SILHOUETTE
+
+
+def test_no_ratio_without_the_empty_table(craps_rig):
+    rig, empty, cal = craps_rig
+    d = die(3, 640.0, 360.0, 0.99, cal.die_px)
+    fg = DiceReader(cal).foreground(empty)
+    assert silhouette_ratio(d, PoseContext(empty, fg, cal, None)) is None
