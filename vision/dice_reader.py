@@ -40,6 +40,7 @@ class ReaderSettings:
     one_look: float = 0.99  # a centred crop read this surely is not read again four ways round
     settled_flat: float = 0.7  # a die re-centred by the touching-dice fit: P(flat) needed to read it
     views: int = 4  # the classifier reads each die 4 ways round (4) or also mirrored (8), averaged
+    temperature: float = 1.0  # the classifier's probabilities are softened by this (fitted on tuning data)
 
 
 @dataclass(slots=True)
@@ -228,10 +229,18 @@ class DiceReader:
             return True
         if self.calibration is None:
             return duplicate(d, dice, ctx.fg.die_size)
-        if crowded(d, dice, ctx.fg.die_size):
-            return True
-        ratio = silhouette_ratio(d, ctx) if d.lie is Pose.FLAT else None
-        return ratio is not None and ratio > FLAT_SILHOUETTE
+        return crowded(d, dice, ctx.fg.die_size)
+
+    def geometry_overrules(self, d: Die, f: Found, ctx: PoseContext) -> Die:
+        """A die called flat whose silhouette is too big for a flat die there under the calibrated camera
+        stands higher or leans (stacked, cocked): it takes the pose network's likeliest other pose."""
+        if d.lie is not Pose.FLAT:
+            return d
+        ratio = silhouette_ratio(d, ctx)
+        if ratio is None or ratio <= FLAT_SILHOUETTE:
+            return d
+        tipped = Pose.COCKED if f.pose_probs is None else TIPPED_ALONE[int(np.argmax(f.pose_probs[1:]))]
+        return replace(d, lie=tipped)
 
     def value_of(self, f: Found) -> tuple[int | None, float, bool]:
         """The value, its confidence, and whether it is a read."""
@@ -240,11 +249,13 @@ class DiceReader:
         if f.probs is None:
             sure = face is not None and face.value is not None and face.confidence >= st.pip_confidence
             return (face.value if face else None), (face.confidence if face else 0.0), sure
-        value = int(np.argmax(f.probs[1:])) + 1
-        p = float(f.probs[value]) / max(f.p_die, 1e-6)
+        probs = softened(f.probs, st.temperature)
+        p_die = 1.0 - float(probs[0])
+        value = int(np.argmax(probs[1:])) + 1
+        p = float(probs[value]) / max(p_die, 1e-6)
         agree = face is not None and face.value == value and face.confidence >= st.pip_confidence
-        sure = (p >= st.net_confidence or (agree and p >= st.agree_confidence)) and p * f.p_die >= st.read_floor
-        return value, p * f.p_die, sure
+        sure = (p >= st.net_confidence or (agree and p >= st.agree_confidence)) and p * p_die >= st.read_floor
+        return value, p * p_die, sure
 
     def read(self, frame: np.ndarray) -> Reading:
         """Read every die in a BGR frame."""
@@ -271,6 +282,8 @@ class DiceReader:
         learned = [learned_lie(f.pose_probs) for f in found]
         ctx = PoseContext(frame, fg, self.calibration, self.background)
         dice, blobs = assign_poses(dice, ctx, learned)
+        if self.calibration is not None:
+            dice = [self.geometry_overrules(d, f, ctx) for d, f in zip(dice, found)]
         dice = [replace(d, sure=False) if d.sure and self.doubt(d, dice, ctx) else d for d in dice]
         dice.sort(key=lambda d: (d.y, d.x))
         return Reading(tuple(dice), tuple(blobs), fg.die_size, (frame.shape[1], frame.shape[0]),
@@ -281,6 +294,15 @@ def _face_matrix(f: Found, angle: float) -> np.ndarray:
     return crop_matrix(f.x, f.y, f.die, angle, FACE_PX, SPAN)
 
 
+def softened(probs: np.ndarray, temperature: float) -> np.ndarray:
+    """Probabilities with their logits divided by `temperature` (> 1 makes them less sure)."""
+    if temperature == 1.0:
+        return probs
+    logits = np.log(np.maximum(probs, 1e-12)) / temperature
+    e = np.exp(logits - logits.max())
+    return e / e.sum()
+
+
 def learned_lie(pose_probs: np.ndarray | None) -> Pose | None:
     """The pose head's verdict: flat unless another pose is more likely (None without a pose head)."""
     if pose_probs is None:
@@ -289,6 +311,7 @@ def learned_lie(pose_probs: np.ndarray | None) -> Pose | None:
 
 
 LEARNED_POSES = (Pose.FLAT, Pose.COCKED, Pose.STACKED, Pose.OVERLAPPING, Pose.OVERLAPPING)
+TIPPED_ALONE = (Pose.COCKED, Pose.STACKED, Pose.COCKED, Pose.COCKED)  # not flat, with no die beside it to lean on
 TIPPED = (Pose.COCKED, Pose.STACKED, Pose.OVERLAPPING)
 
 
