@@ -67,8 +67,10 @@ class SasHost:
         self.on_chirp = on_chirp
         self.stats = HostStats()
         self._unacknowledged: Poll | None = None  # the last poll whose good reply the machine still holds
-        # address -> monotonic time until which that machine counts as synchronised (it heard another address)
+        # address -> monotonic time until which that machine counts as synchronised (it heard another address);
+        # a machine not polled yet heard every message so far
         self._synced_until: dict[int, float] = {}
+        self._unpolled_synced_until = 0.0
 
     def transact(self, poll: Poll) -> Reply | None:
         """Send `poll` and return the machine's reply (None for a broadcast, which nobody answers).
@@ -133,13 +135,14 @@ class SasHost:
     def _synchronise_before(self, poll: Poll) -> None:
         if poll.is_broadcast:
             return
-        if self.link.clock() >= self._synced_until.setdefault(poll.address, 0.0):
+        if self.link.clock() >= self._synced_until.setdefault(poll.address, self._unpolled_synced_until):
             self._send_to_nobody()
             self.stats.sync_polls += 1
 
     def _heard_elsewhere(self, address: int | None) -> None:
         """A message went to `address` (None: to no machine or all): every other machine heard another address."""
         until = self.link.clock() + self.sync_interval
+        self._unpolled_synced_until = until
         synced = self._synced_until
         for other in synced:
             if other != address:
