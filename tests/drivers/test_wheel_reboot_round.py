@@ -13,12 +13,13 @@ import time
 
 import msgspec
 
-from drivers.events import Direction
+from drivers.events import Direction, SpinMissed, WheelBonus, WheelError, now_stamp
 from drivers.settings import DevicesSection
 from drivers.sim.wheel import WheelBoardSim
 from firmware_host.evidence import EvidenceStore
 from firmware_host.hardware import HardwareTable
-from firmware_host.rounds.inputs import ConsoleCommand, Phase, SpinSeen
+from firmware_host.rounds.device_input import to_input
+from firmware_host.rounds.inputs import ConsoleCommand, DeviceNotice, Phase, SpinSeen
 from tests.service.engine_harness import bet, feed, make_engine, records, sent
 
 
@@ -64,3 +65,12 @@ def test_a_reboot_mid_spin_voids_the_attempt_and_the_respin_settles(tmp_path):
     assert result["outcome"]["direction"] == "ccw"
     (settlement,) = records(engine, "settlement")
     assert {b["ticket"]: b["result"] for b in settlement["bets"]} == {"a": "win", "b": "win"}  # 32 is red
+
+
+def test_wheel_events_the_round_acts_on_or_publishes():
+    stamp = {"device": "wheel", "mono": time.monotonic(), "utc": now_stamp()[1]}
+    assert to_input(SpinMissed(**stamp, first=4, last=4)) == SpinSeen(None, None, "spin_missed")
+    error = to_input(WheelError(**stamp, spin=4, message="12"))
+    assert isinstance(error, DeviceNotice) and (error.kind, error.message) == ("wheel_error", "12")
+    bonus = to_input(WheelBonus(**stamp, spin=4, bonus_type=3, value="x50"))
+    assert isinstance(bonus, DeviceNotice) and bonus.kind == "wheel_bonus" and bonus.detail["value"] == "x50"
