@@ -22,7 +22,7 @@ from .face_crops import crop, crop_matrix
 from .pose_net import DEFAULT_POSE_WEIGHTS, PoseNet, View
 from .pip_reader import FACE_PX, SPAN, FaceRead, dominant_angle, read_face
 from .pose import PoseContext, assign_poses, settle_touching
-from .read_checks import FLAT_SILHOUETTE, crowded, duplicate, partial, silhouette_ratio
+from .read_checks import FLAT_SILHOUETTE, crowded, not_dice_of_their_own, partial, silhouette_ratio
 from .reading import Die, Pose, Reading
 
 
@@ -227,9 +227,7 @@ class DiceReader:
         h, w = ctx.frame.shape[:2]
         if not self.trust(d) or partial(d, w, h):
             return True
-        if self.calibration is None:
-            return duplicate(d, dice, ctx.fg.die_size)
-        return crowded(d, dice, ctx.fg.die_size)
+        return self.calibration is not None and crowded(d, dice, ctx.fg.die_size)
 
     def geometry_overrules(self, d: Die, f: Found, ctx: PoseContext) -> Die:
         """A die called flat whose silhouette is too big for a flat die there under the calibrated camera
@@ -284,7 +282,9 @@ class DiceReader:
         dice, blobs = assign_poses(dice, ctx, learned)
         if self.calibration is not None:
             dice = [self.geometry_overrules(d, f, ctx) for d, f in zip(dice, found)]
-        dice = [replace(d, sure=False) if d.sure and self.doubt(d, dice, ctx) else d for d in dice]
+        alone = not_dice_of_their_own(dice, fg.die_size) if self.calibration is None else set()
+        dice = [replace(d, sure=False) if d.sure and (i in alone or self.doubt(d, dice, ctx)) else d
+                for i, d in enumerate(dice)]
         dice.sort(key=lambda d: (d.y, d.x))
         return Reading(tuple(dice), tuple(blobs), fg.die_size, (frame.shape[1], frame.shape[0]),
                        self.calibration is not None)

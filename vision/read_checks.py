@@ -14,6 +14,7 @@ from .reading import Die
 
 DUPLICATE = 0.95  # die edges: a weaker find of the same value this close to a die is that die seen twice ...
 DUPLICATE_SURE = 0.9  # ... unless it is read this surely (a die seen again off its centre is read less surely)
+TOO_CLOSE = 0.68  # die edges: a find with two others this close sits between two dice
 FLAT_SILHOUETTE = 1.3  # a die alone whose silhouette is this much larger than a flat die's there is not flat
 
 
@@ -31,6 +32,16 @@ def duplicate(die: Die, dice: list[Die], die_px: float) -> bool:
     return die.confidence < DUPLICATE_SURE and any(
         o is not die and o.value == die.value and o.confidence > die.confidence
         and float(np.hypot(die.x - o.x, die.y - o.y)) < DUPLICATE * die_px for o in dice)
+
+
+def not_dice_of_their_own(dice: list[Die], die_px: float) -> set[int]:
+    """Uncalibrated photos: the finds that cannot be dice of their own. A find with two others closer than
+    TOO_CLOSE die edges sits between two dice (its crop shows half of each: two halves of a 4 look like a 4);
+    a weaker find of the same value at a die's edge is that die again (`duplicate`). Two finds that close
+    can be two small dice (photos hold dice of several sizes; the die size is a median): both are kept."""
+    between = {i for i, d in enumerate(dice)
+               if sum(float(np.hypot(d.x - o.x, d.y - o.y)) < TOO_CLOSE * die_px for o in dice if o is not d) >= 2}
+    return between | {i for i, d in enumerate(dice) if duplicate(d, dice, die_px)}
 
 
 def partial(die: Die, width: int, height: int) -> bool:
