@@ -15,9 +15,8 @@ from fractions import Fraction as F
 from .bets import Bet, BetOutcome
 from .blackjack_deal import BlackjackCoup, Box
 from .blackjack_hand import Hand, is_bonus
-from .dice_game import Limits
+from .stakes import Limits
 from .errors import BetRefused, RefusalReason, RulebookError
-from .layout import check_stake
 from .misdeal import CoupNotFinished
 from .money import RoundingRule
 from .payout import lose, prize, push, returned, win
@@ -41,9 +40,7 @@ class Blackjack:
             raise RulebookError(f"a blackjack table has 6 or 7 boxes (V.2), not {boxes}")
         if dealer_blackjack_takes not in ("all", "original"):
             raise RulebookError(f"dealer_blackjack_takes is 'all' or 'original', not {dealer_blackjack_takes!r}")
-        for bet in limits.per_bet_maximum:
-            if bet != "box":
-                raise RulebookError(f"limits name bet {bet!r}; blackjack bets are 'box' bets")
+        limits.check_bets_named(("box",), "blackjack (its bets are 'box' bets)")
         self.rulebook = rulebook
         self.limits = limits
         self.rounding = rounding
@@ -52,6 +49,8 @@ class Blackjack:
         self.shoe_rules = blackjack_shoe(decks)
         self.dealer_blackjack_takes = dealer_blackjack_takes
         self.maximum = min(limits.maximum_for("box"), MAX_RATIO * limits.minimum)
+        # V.14: the minimum or multiples of it; the box's bets together at most the maximum (V.15, V.37).
+        self.box_rule = limits.rule("box", None, multiple=True, why="Portugal 1995 V.14")
         self.minor_units_per_unit = minor_units_per_unit
 
     # --- bets ---------------------------------------------------------------------------------------
@@ -60,7 +59,7 @@ class Blackjack:
             raise BetRefused(RefusalReason.UNKNOWN_BET, f"blackjack bets are 'box' bets with the box number, not {bet.bet!r}")
         if isinstance(bet.number, bool) or not isinstance(bet.number, int) or not 1 <= bet.number <= self.boxes:
             raise BetRefused(RefusalReason.MALFORMED, f"a box bet names box 1 to {self.boxes} (V.2), got {bet.number!r}")
-        check_stake(bet, [], self.limits.minimum, None)
+        self.box_rule.check(bet)
         total = bet.stake + sum(b.stake for b in placed if b.number == bet.number)
         if total > self.maximum:
             raise BetRefused(RefusalReason.OVER_MAXIMUM, f"box {bet.number} would total {total}, over the maximum "

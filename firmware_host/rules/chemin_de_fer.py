@@ -15,9 +15,9 @@ from fractions import Fraction as F
 from .baccarat_tableau import Cell, banker_cell, is_natural, player_cell, points
 from .bets import Bet, BetOutcome
 from .cards import Card, baccarat_value
-from .dice_game import Limits
+from .stakes import Limits
 from .errors import BetRefused, RefusalReason, RulebookError
-from .layout import check_stake
+from .layout import same_bet_total
 from .misdeal import COMPLETE, CardNotDue, CoupNotFinished, DecisionRefused, Due, Misdeal, Remedy, WrongOrder
 from .money import RoundingRule, format_ratio
 from .payout import lose, returned, win
@@ -119,6 +119,11 @@ class ChemindeFer:
         self.rounding = rounding
         self.bank_pays = 1 - commission
         self.bank_minimum = bank_minimum or limits.minimum
+        limits.check_bets_named(("banker", "player"), "chemin de fer")
+        # I.35: the bank has a minimum and no maximum (MAX_AMOUNT bounds it) and need not be a multiple;
+        # I.36: the punters' bets are the minimum or multiples of it, together at most the bank (I.45).
+        self.bank_rule = limits.rule("banker", None, minimum=self.bank_minimum)
+        self.punter_rule = limits.rule("player", None, multiple=True, why="Portugal 1995 I.36")
         self.shoe_rules: ShoeRules = chemin_de_fer_shoe()
         self.minor_units_per_unit = minor_units_per_unit
 
@@ -130,13 +135,11 @@ class ChemindeFer:
         if bet.bet == "banker":
             if bank:
                 raise BetRefused(RefusalReason.NOT_ALLOWED_NOW, f"the bank is already on the table ({bank[0].ticket})")
-            check_stake(bet, [], 1, None)
-            if bet.stake < self.bank_minimum:
-                raise BetRefused(RefusalReason.UNDER_MINIMUM, f"the bank {bet.stake} is under its minimum {self.bank_minimum} (I.35)")
+            self.bank_rule.check(bet)
             return
         if not bank:
             raise BetRefused(RefusalReason.NOT_ALLOWED_NOW, "the bank must be announced before the punters bet (I.39-40)")
-        check_stake(bet, placed, self.limits.minimum, None)
+        self.punter_rule.check(bet, same_bet_total(bet, placed))
         covered = bet.stake + sum(b.stake for b in placed if b.bet == "player")
         if covered > bank[0].stake:
             raise BetRefused(RefusalReason.OVER_TABLE_LIMIT, f"the punters would total {covered}, over the bank "

@@ -13,7 +13,8 @@ from fractions import Fraction as F
 
 from .bet_table import LOSE, PUSH, STAY, WIN, BetKind, SmallStake, build_kind, one_roll
 from .bets import Bet
-from .dice_game import DiceGame, Limits, refuse
+from .dice_game import DiceGame, refuse
+from .stakes import Limits
 from .errors import RefusalReason, RulebookError
 from .money import RoundingRule, format_ratio
 
@@ -52,6 +53,8 @@ class CrapsBook:
     big_small: bool  # 2010 big / small
     light_odds: OddsLimit
     dark_odds: OddsLimit
+    multiples: tuple[str, tuple[str, ...]] | None  # (article, bet id prefixes; () for every bet) or None
+    odds_pay_at_most_maximum: bool  # 1995 VI.11.1: odds may not lead to a payment above the maximum
 
 
 BOOKS = {
@@ -60,21 +63,24 @@ BOOKS = {
         "macau-2010", F(4), (F(2), F(3)), (12,), ("ace_deuce", "aces", "boxcars", "horn"),
         {4: F(9, 5), 10: F(9, 5), 5: F(7, 5), 9: F(7, 5), 6: F(7, 6), 8: F(7, 6)}, {}, {},
         big_6_8_even=False, under_over_7=False, big_small=True,
-        light_odds=OddsLimit("win", None), dark_odds=OddsLimit("win", None)),
+        light_odds=OddsLimit("win", None), dark_odds=OddsLimit("win", None),
+        multiples=("Macau 2010 Art. 5.6", ()), odds_pay_at_most_maximum=False),
     # Macau 1985, Portaria 97/85/M, Art. 2-12 ("Big 7" pays 4 and a half: Art. 6).
     "macau-1985": CrapsBook(
         "macau-1985", F(9, 2), (F(2),), (12,), (),
         {4: F(9, 5), 10: F(9, 5), 5: F(7, 5), 9: F(7, 5), 6: F(7, 6), 8: F(7, 6)},
         {6: (6, F(1)), 8: (6, F(1)), 5: (5, F(1)), 9: (5, F(1))}, {},
         big_6_8_even=False, under_over_7=False, big_small=False,
-        light_odds=OddsLimit("win", 1), dark_odds=OddsLimit("win", None)),
+        light_odds=OddsLimit("win", 1), dark_odds=OddsLimit("win", None),
+        multiples=None, odds_pay_at_most_maximum=False),
     # Portugal 1995, Portaria 1441/95, chapter VI, 10-13.
     "portugal-1995": CrapsBook(
         "portugal-1995", F(4), (F(2),), (12, 2), ("ace_deuce", "aces", "boxcars"),
         {4: F(9, 5), 10: F(9, 5), 5: F(7, 5), 9: F(7, 5), 6: F(7, 6), 8: F(7, 6)}, {},
         {4: F(5, 11), 10: F(5, 11), 5: F(5, 8), 9: F(5, 8), 6: F(10, 13), 8: F(10, 13)},
         big_6_8_even=True, under_over_7=True, big_small=False,
-        light_odds=OddsLimit("stake", 1), dark_odds=OddsLimit("stake", 1)),
+        light_odds=OddsLimit("stake", 1), dark_odds=OddsLimit("stake", 1),
+        multiples=("Portugal 1995 VI.12", ("place_", "lay_")), odds_pay_at_most_maximum=True),
 }
 
 
@@ -225,6 +231,14 @@ class Craps(DiceGame):
             return CrapsState(0, state.shooter + 1)
         return state
 
+    def multiple_of_minimum(self, bet: str) -> str | None:
+        """2010 Art. 5.6: every stake; 1995 VI.12: the bets on the numbers (place to win, place to
+        lose); 1985: none."""
+        if self.book.multiples is None:
+            return None
+        article, prefixes = self.book.multiples
+        return article if not prefixes or bet.startswith(prefixes) else None
+
     def new_shooter(self, state: CrapsState) -> CrapsState:
         """The shooter stopped betting or passed the dice (2010 Art. 4.1; 1995 VI.8a)."""
         return CrapsState(state.point, state.shooter + 1)
@@ -262,6 +276,13 @@ class Craps(DiceGame):
             what = "win" if limit.basis == "win" else "stake"
             raise refuse(RefusalReason.ODDS_OVER_LIMIT,
                          f"{bet.bet} on {bet.number} totalling {total} would {what} {amount}, over {multiple} × the line bet {line}")
+        if self.book.odds_pay_at_most_maximum:
+            paid, _ = self.rounding.pay(total * ratio)
+            maximum = self.limits.maximum_for(bet.bet)
+            if paid > maximum:
+                raise refuse(RefusalReason.ODDS_OVER_LIMIT,
+                             f"{bet.bet} on {bet.number} totalling {total} would pay {paid}, over the table maximum "
+                             f"{maximum} (Portugal 1995 VI.11.1)")
         kind = self.table.kind_of(bet.bet, bet.number)
         return kind, bet.number
 

@@ -13,7 +13,8 @@ from fractions import Fraction as F
 from itertools import combinations
 
 from .bet_table import BetKind, one_roll
-from .dice_game import DiceGame, Limits
+from .dice_game import DiceGame
+from .stakes import Limits
 from .errors import RulebookError
 from .money import RoundingRule, format_ratio
 

@@ -8,7 +8,7 @@ withdrawn, a valid throw settles every open bet, a void throw settles nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -18,25 +18,9 @@ from .bet_table import BetKind, BetTable, OpenBets, Settlement, settle
 from .bets import Bet, BetOutcome, Result
 from .dice import outcome_index
 from .edge import EdgeRow, edge_table
-from .errors import BetRefused, RefusalReason, RulebookError
+from .errors import BetRefused, RefusalReason
 from .money import RoundingRule
-
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """Stake limits in minor units. Every stake is a multiple of `minimum` (Macau 2010 Art. 5.6,
-    Portugal 1995 VI.12); `per_bet_maximum` caps single bets below the table maximum."""
-
-    minimum: int
-    maximum: int
-    per_bet_maximum: dict[str, int] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        if self.minimum < 1 or self.maximum < self.minimum:
-            raise RulebookError(f"limits need 1 <= minimum <= maximum, got {self.minimum} and {self.maximum}")
-
-    def maximum_for(self, bet: str) -> int:
-        return min(self.maximum, self.per_bet_maximum.get(bet, self.maximum))
+from .stakes import Limits, StakeRule
 
 
 def refuse(reason: RefusalReason, message: str) -> BetRefused:
@@ -56,9 +40,8 @@ class DiceGame:
         self.limits = limits
         self.rounding = rounding
         self.minor_units_per_unit = minor_units_per_unit
-        for bet in limits.per_bet_maximum:
-            if bet not in self.table.bet_ids:
-                raise RulebookError(f"limits name bet {bet!r}, which {self.game} {rulebook} does not have")
+        limits.check_bets_named(self.table.bet_ids, f"{self.game} {rulebook}")
+        self.stake_rules = {bet: self.stake_rule(bet) for bet in self.table.bet_ids}
 
     # --- state -------------------------------------------------------------------------------
     def initial_state(self) -> Any:
@@ -81,23 +64,27 @@ class DiceGame:
             raise refuse(RefusalReason.UNKNOWN_BET, f"{self.game} {self.rulebook} has no bet {bet.bet!r}")
         return kind, self.table.kinds[kind].start_state
 
+    def multiple_of_minimum(self, bet: str) -> str | None:
+        """The article that makes `bet`'s stakes multiples of the minimum, or None (the default: only
+        some rule books require it, for some bets)."""
+        return None
+
+    def stake_rule(self, bet: str) -> StakeRule:
+        """What a stake on `bet` must be: the table's minimum and maximum for the bet, multiples as
+        the rule book or the table requires; bets that are part of the chips placed (banca francesa
+        lines) scale the limits by their chips per unit at risk."""
+        article = self.multiple_of_minimum(bet)
+        rule = self.limits.rule(bet, self.limits.maximum_for(bet), multiple=article is not None, why=article or "")
+        risk = self.table.kinds[self.table.index_of_bet(bet)].at_risk
+        if risk != 1:
+            rule = rule.scaled(risk.denominator // risk.numerator,
+                               f"the bet counts 1/{risk.denominator // risk.numerator} of its chips: whole units at risk")
+        return rule
+
     def check_stake(self, open_bets: OpenBets, bet: Bet, kind: int) -> None:
-        """Stake checks common to every game: positive, a multiple of the minimum, within the maximum
-        (the owner's stakes already on the same bet count towards it)."""
-        stake = bet.stake
-        if isinstance(stake, bool) or not isinstance(stake, int) or stake <= 0:
-            raise refuse(RefusalReason.BAD_STAKE, f"stake must be a positive whole number of minor units, got {stake!r}")
-        at_risk = self.table.kinds[kind].at_risk
-        unit = self.limits.minimum * at_risk.denominator // at_risk.numerator
-        if stake < unit:
-            raise refuse(RefusalReason.UNDER_MINIMUM, f"stake {stake} is under the minimum {unit} for {bet.bet}")
-        if stake % unit:
-            raise refuse(RefusalReason.NOT_MULTIPLE_OF_MINIMUM, f"stake {stake} is not a multiple of {unit} for {bet.bet}")
-        total = stake + open_bets.total(bet.owner, bet.bet, bet.number)
-        maximum = self.limits.maximum_for(bet.bet) * at_risk.denominator // at_risk.numerator
-        if total > maximum:
-            raise refuse(RefusalReason.OVER_MAXIMUM,
-                         f"{bet.bet} for {bet.owner} would total {total}, over the maximum {maximum}")
+        """Stake checks common to every game (`StakeRule`): the owner's stakes already on the same bet
+        (and number) count towards the maximum."""
+        self.stake_rules[bet.bet].check(bet, open_bets.total(bet.owner, bet.bet, bet.number))
 
     def check_withdrawal(self, state: Any, open_bets: OpenBets, position: int) -> None:
         """Raise `BetRefused` when the bet at `position` may not be taken down now."""

@@ -1,8 +1,8 @@
 """The bets on a card, wheel or tile table between "place your bets" and "no more bets".
 
 `Layout` is the one owner of a coup's or spin's bets: it checks what every bet needs (ticket,
-owner, a whole positive stake, a multiple of the minimum, no duplicate ticket) and asks the
-game for the rest (`check_bet`, `check_withdrawal`); the game settles the layout's bets.
+owner, no duplicate ticket) and asks the game for the rest (`check_bet`: the stake by the game's
+`StakeRule`, `check_withdrawal`); the game settles the layout's bets.
 """
 
 from __future__ import annotations
@@ -25,22 +25,11 @@ def covered(bet: Bet) -> tuple[int, ...]:
     return getattr(bet, "numbers", ())
 
 
-def check_stake(bet: Bet, placed: list[Bet], minimum: int, maximum: int | None) -> None:
-    """The stake is a positive multiple of `minimum`; the owner's stakes on the same bet (and
-    number / numbers) with this one stay within `maximum` (None: no individual maximum)."""
-    stake = bet.stake
-    if isinstance(stake, bool) or not isinstance(stake, int) or stake <= 0:
-        raise BetRefused(RefusalReason.BAD_STAKE, f"stake must be a positive whole number of minor units, got {stake!r}")
-    if stake < minimum:
-        raise BetRefused(RefusalReason.UNDER_MINIMUM, f"stake {stake} is under the minimum {minimum} for {bet.bet}")
-    if stake % minimum:
-        raise BetRefused(RefusalReason.NOT_MULTIPLE_OF_MINIMUM, f"stake {stake} is not a multiple of {minimum} for {bet.bet}")
-    if maximum is None:
-        return
-    total = stake + sum(b.stake for b in placed if b.owner == bet.owner and b.bet == bet.bet
-                        and b.number == bet.number and covered(b) == covered(bet))
-    if total > maximum:
-        raise BetRefused(RefusalReason.OVER_MAXIMUM, f"{bet.bet} for {bet.owner} would total {total}, over the maximum {maximum}")
+def same_bet_total(bet: Bet, placed: list[Bet]) -> int:
+    """The owner's stakes already placed on the same bet (and number / numbers): what counts with a
+    new stake towards that bet's maximum."""
+    return sum(b.stake for b in placed if b.owner == bet.owner and b.bet == bet.bet
+               and b.number == bet.number and covered(b) == covered(bet))
 
 
 class Layout:

@@ -13,9 +13,9 @@ from __future__ import annotations
 from fractions import Fraction as F
 
 from .bets import Bet, BetOutcome
-from .dice_game import Limits
+from .stakes import Limits
 from .errors import BetRefused, RefusalReason, RulebookError
-from .layout import check_stake
+from .layout import same_bet_total
 from .misdeal import CoupNotFinished
 from .money import RoundingRule, format_ratio
 from .paikao import dealing_order
@@ -75,18 +75,23 @@ class PaiKao:
         self.pays = 1 - commission
         self.caps = banker_capital_caps
         self.minor_units_per_unit = minor_units_per_unit
+        limits.check_bets_named(("seat", "banker"), "P'ai Kao")
+        # No multiples in the text; the banker's capital has no maximum (MAX_AMOUNT bounds it) and after
+        # a won deal is whatever Art. 4.9 makes it (109,500 after 100,000 won 9,500 net).
+        self.seat_rule = limits.rule("seat", limits.maximum_for("seat"))
+        self.capital_rule = limits.rule("banker", None)
 
     def check_bet(self, bet: Bet, placed: list[Bet]) -> None:
         if bet.bet == "banker":
             if any(b.bet == "banker" for b in placed):
                 raise BetRefused(RefusalReason.NOT_ALLOWED_NOW, "the banker's capital is already on the table (Art. 4.4)")
-            check_stake(bet, [], self.limits.minimum, None)
+            self.capital_rule.check(bet)
             return
         if bet.bet != "seat":
             raise BetRefused(RefusalReason.UNKNOWN_BET, f"P'ai Kao bets are 'seat' (with the seat 1-7) and 'banker', not {bet.bet!r}")
         if isinstance(bet.number, bool) or not isinstance(bet.number, int) or not 1 <= bet.number <= 7:
             raise BetRefused(RefusalReason.MALFORMED, f"a seat bet names seat 1 to 7, got {bet.number!r}")
-        check_stake(bet, placed, self.limits.minimum, self.limits.maximum_for("seat"))
+        self.seat_rule.check(bet, same_bet_total(bet, placed))
 
     def check_withdrawal(self, bet: Bet, remaining: list[Bet]) -> None:
         """Bets are fixed once the dice are shaken (Art. 4.7); the round owner stops withdrawals then."""

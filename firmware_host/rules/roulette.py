@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from fractions import Fraction as F
 
 from .bets import Bet, BetOutcome
-from .dice_game import Limits
+from .stakes import Limits
 from .edge import EdgeRow
 from .errors import BetRefused, RefusalReason, RulebookError, RulesError
-from .layout import check_stake
+from .layout import same_bet_total
 from .money import RoundingRule, format_ratio
 from .payout import lose, win
 
@@ -160,9 +160,7 @@ class Roulette:
             raise RulebookError(f"roulette has rule book 'portugal-1995' only, not {rulebook!r}")
         if wheel not in WHEELS:
             raise RulebookError(f"wheel is one of {sorted(WHEELS)} (IX.2), not {wheel!r}")
-        for bet in limits.per_bet_maximum:
-            if bet not in CHANCES:
-                raise RulebookError(f"limits name bet {bet!r}, which roulette does not have")
+        limits.check_bets_named(tuple(CHANCES), "roulette")
         self.rulebook = rulebook
         self.wheel_name = wheel
         self.wheel = WHEELS[wheel]
@@ -170,13 +168,14 @@ class Roulette:
         self.rounding = rounding
         self.max_ratio = {b: c.max_ratio for b, c in CHANCES.items()} | {"corner": corner_max_ratio}
         self.minor_units_per_unit = minor_units_per_unit
+        self.stake_rules = {bet: limits.rule(bet, self.maximum_for(bet)) for bet in CHANCES}  # no multiples (IX, X)
 
     def maximum_for(self, bet: str) -> int:
         return min(self.limits.maximum_for(bet), self.max_ratio[bet] * self.limits.minimum)
 
     def check_bet(self, bet: Bet, placed: list[Bet]) -> None:
         covered(bet)
-        check_stake(bet, placed, self.limits.minimum, self.maximum_for(bet.bet))
+        self.stake_rules[bet.bet].check(bet, same_bet_total(bet, placed))
 
     def check_withdrawal(self, bet: Bet, remaining: list[Bet]) -> None:
         """Any bet may come down until "jogo feito, nada mais" (X.14): the layout's owner stops it then."""

@@ -103,16 +103,19 @@ def test_iv_10_11_line_bets_count_half_the_chips():
 
 
 def test_iv_11_line_bets_between_twice_the_minimum_and_twice_the_maximum():
-    table = banca_table(limits=Limits(100, 10_000))
+    """IV.11: a line bet is half the chips, from twice the minimum to twice the maximum; chapter IV
+    asks no multiple of the minimum: a line of 600 at a 200 minimum (300 at risk) is accepted."""
+    table = banca_table(limits=Limits(200, 10_000))
+    place(table, "small_line", 600)
     with pytest.raises(BetRefused) as refused:
-        place(table, "small_line", 100)
+        place(table, "small_line", 200)
     assert refused.value.reason is RefusalReason.UNDER_MINIMUM
     with pytest.raises(BetRefused) as refused:
-        place(table, "small_line", 300)
-    assert refused.value.reason is RefusalReason.NOT_MULTIPLE_OF_MINIMUM
-    place(table, "small_line", 20_000)  # twice the maximum (200 x 100 = the small maximum)
+        place(table, "small_line", 601)  # half of it is not a whole minor unit
+    assert refused.value.reason is RefusalReason.NOT_MULTIPLE_OF_STEP
+    place(table, "big_line", 20_000)  # twice the maximum 10,000
     with pytest.raises(BetRefused) as refused:
-        place(table, "small_line", 200, owner="p1")
+        place(table, "big_line", 400, owner="p1")
     assert refused.value.reason is RefusalReason.OVER_MAXIMUM
 
 
