@@ -8,6 +8,7 @@ import pytest
 
 from firmware_host.rules.bets import Result
 from firmware_host.rules.errors import BetRefused, RefusalReason
+from firmware_host.rules.stakes import Limits
 
 from .tables import craps_table, outcome_of, place, single, won
 
@@ -117,6 +118,29 @@ def test_vi_11_1_odds_stake_may_not_exceed_the_line_bet_and_may_be_withdrawn():
     assert table.withdraw(odds.ticket).returned == 1000
 
 
+def test_vi_11_1_odds_may_not_lead_to_a_payment_above_the_table_maximum():
+    """VI.11.1: odds "não dêem lugar a pagamento superior ao máximo". At a 500,000 table, pass 500,000
+    with odds 500,000 on 4 would pay 1,000,000 at 2:1: refused; 250,000 pays 500,000 and is accepted."""
+    table = craps_table(BOOK, limits=Limits(500, 500_000))
+    place(table, "pass", 500_000)
+    table.throw((1, 3))
+    with pytest.raises(BetRefused) as refused:
+        place(table, "odds", 500_000, number=4)
+    assert refused.value.reason is RefusalReason.ODDS_OVER_LIMIT and "VI.11.1" in refused.value.message
+    odds = place(table, "odds", 250_000, number=4)
+    with pytest.raises(BetRefused):
+        place(table, "odds", 500, number=4)  # together 250,500 would pay 501,000
+    assert outcome_of(table, odds, (2, 2)).paid == 500_000
+
+
+def test_vi_11_1_odds_payment_cap_is_the_1995_books_own():
+    """Macau 2010 sets the odds by the line bet only (Art. 5.2.2, 6.2): a 6x table pays odds above the maximum."""
+    table = craps_table("macau-2010", limits=Limits(100, 500_000), odds_multiple=6)
+    place(table, "pass", 500_000)
+    table.throw((1, 3))
+    place(table, "odds", 500_000, number=4)
+
+
 @pytest.mark.parametrize("point,faces,ratio", [(6, (1, 5), F(6, 5)), (5, (1, 4), F(3, 2)), (4, (1, 3), F(2))])
 def test_vi_11_1_odds_payments(point, faces, ratio):
     table = craps_table(BOOK)
@@ -170,6 +194,18 @@ def test_vi_12_place_bets_must_be_multiples_of_the_minimum():
     with pytest.raises(BetRefused) as refused:
         place(craps_table(BOOK), "place_6", 250)
     assert refused.value.reason is RefusalReason.NOT_MULTIPLE_OF_MINIMUM
+
+
+def test_vi_12_only_the_bets_on_the_numbers_must_be_multiples_of_the_minimum():
+    """VI.12: "As apostas nestas chances" — the place-to-win and place-to-lose bets; chapter VI asks
+    it of no other bet: a field of 750 at a 500 minimum is accepted, a lay 6 of 750 is not."""
+    table = craps_table(BOOK, limits=Limits(500, 500_000))
+    place(table, "field", 750)
+    place(table, "big_6", 750)
+    for bet in ("lay_6", "place_8"):
+        with pytest.raises(BetRefused) as refused:
+            place(table, bet, 750)
+        assert refused.value.reason is RefusalReason.NOT_MULTIPLE_OF_MINIMUM and "VI.12" in refused.value.message
 
 
 @pytest.mark.parametrize("faces,ratio", [((1, 1), 2), ((6, 6), 2), ((1, 2), 1), ((5, 6), 1)])

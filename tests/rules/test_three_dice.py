@@ -57,6 +57,12 @@ def test_vii_7h_8h_totals(total, ratio):
     assert won(single(cussec_table(), f"total_{total}", faces)) == ratio
 
 
+def test_vii_stakes_need_not_be_multiples_of_the_minimum():
+    """Chapter VII names no multiple of the minimum: 300 on big at a 200 minimum is accepted."""
+    table = cussec_table(limits=Limits(200, 200_000))
+    assert single(table, "big", (6, 5, 6), stake=300).paid == 300
+
+
 def test_vii_10_winning_stake_stays_with_the_player():
     out = single(cussec_table(), "big", (6, 5, 6), stake=1000)
     assert out.returned == 1000 and out.paid == 1000
