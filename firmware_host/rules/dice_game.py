@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .bet_table import BetKind, BetTable, OpenBets, Settlement, settle
-from .bets import Bet, BetOutcome, Result
+from .bets import Bet, BetOutcome, Result, ticket_problem
 from .dice import outcome_index
 from .edge import EdgeRow, edge_table
 from .errors import BetRefused, RefusalReason
@@ -110,24 +110,32 @@ class ThrowResult:
 class DiceTable:
     """The one owner of a dice table's open bets and game state (pure; no I/O, no clock)."""
 
-    def __init__(self, game: DiceGame, state: Any = None) -> None:
+    def __init__(self, game: DiceGame, state: Any = None, *, tickets_seen: set[str] | None = None) -> None:
+        """`tickets_seen`: every ticket the table accepted in its life (a registry shared with the round
+        engine, rebuilt from the journal at start); by default the table's own, from now."""
         self.game = game
         self.state = game.initial_state() if state is None else state
         self.open_bets = OpenBets()
+        self.tickets_seen: set[str] = set() if tickets_seen is None else tickets_seen
 
     def place(self, bet: Bet) -> None:
-        """Validate and place one bet, or raise `BetRefused` with the reason."""
-        if not isinstance(bet.ticket, str) or not bet.ticket or not isinstance(bet.owner, str) or not bet.owner:
+        """Validate and place one bet, or raise `BetRefused` with the reason. A ticket the table has
+        accepted before, even for a bet since decided or withdrawn, is refused (`ticket_problem`)."""
+        problem = ticket_problem(bet.ticket, self.tickets_seen)
+        if problem is None and bet.ticket in self.open_bets:
+            problem = ("duplicate_ticket", f"ticket {bet.ticket} is already on the layout")
+        if problem is not None:
+            raise refuse(RefusalReason(problem[0]), problem[1])
+        if not isinstance(bet.owner, str) or not bet.owner:
             raise refuse(RefusalReason.MALFORMED, "a bet needs a non-empty ticket id and owner")
         if not isinstance(bet.bet, str):
             raise refuse(RefusalReason.MALFORMED, f"bet id must be text, got {bet.bet!r}")
         if bet.number is not None and (isinstance(bet.number, bool) or not isinstance(bet.number, int)):
             raise refuse(RefusalReason.MALFORMED, f"number must be a whole number, got {bet.number!r}")
-        if bet.ticket in self.open_bets:
-            raise refuse(RefusalReason.DUPLICATE_TICKET, f"ticket {bet.ticket} is already on the layout")
         kind, start = self.game.kind_for(self.state, self.open_bets, bet)
         self.game.check_stake(self.open_bets, bet, kind)
         self.open_bets.add(bet, kind, start)
+        self.tickets_seen.add(bet.ticket)
 
     def withdraw(self, ticket: str) -> BetOutcome:
         """Take a bet down (stake returned) if the rules allow it now."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from .bets import Bet, BetOutcome
+from .bets import Bet, BetOutcome, ticket_problem
 from .errors import BetRefused, RefusalReason
 from .payout import returned
 
@@ -35,22 +35,29 @@ def same_bet_total(bet: Bet, placed: list[Bet]) -> int:
 class Layout:
     """The bets of one coup or spin (pure; no I/O, no clock)."""
 
-    def __init__(self, game: LayoutGame) -> None:
+    def __init__(self, game: LayoutGame, *, tickets_seen: set[str] | None = None) -> None:
+        """`tickets_seen`: every ticket the table accepted in its life (see `DiceTable`)."""
         self.game = game
         self.bets: list[Bet] = []
+        self.tickets_seen: set[str] = set() if tickets_seen is None else tickets_seen
 
     def place(self, bet: Bet) -> None:
-        """Validate and place one bet, or raise `BetRefused` with the reason."""
-        if not isinstance(bet.ticket, str) or not bet.ticket or not isinstance(bet.owner, str) or not bet.owner:
+        """Validate and place one bet, or raise `BetRefused` with the reason; a ticket accepted before,
+        in this coup or any earlier one, is refused (`ticket_problem`)."""
+        problem = ticket_problem(bet.ticket, self.tickets_seen)
+        if problem is None and any(b.ticket == bet.ticket for b in self.bets):
+            problem = ("duplicate_ticket", f"ticket {bet.ticket} is already on the layout")
+        if problem is not None:
+            raise BetRefused(RefusalReason(problem[0]), problem[1])
+        if not isinstance(bet.owner, str) or not bet.owner:
             raise BetRefused(RefusalReason.MALFORMED, "a bet needs a non-empty ticket id and owner")
         if not isinstance(bet.bet, str):
             raise BetRefused(RefusalReason.MALFORMED, f"bet id must be text, got {bet.bet!r}")
         if bet.number is not None and (isinstance(bet.number, bool) or not isinstance(bet.number, int)):
             raise BetRefused(RefusalReason.MALFORMED, f"number must be a whole number, got {bet.number!r}")
-        if any(b.ticket == bet.ticket for b in self.bets):
-            raise BetRefused(RefusalReason.DUPLICATE_TICKET, f"ticket {bet.ticket} is already on the layout")
         self.game.check_bet(bet, self.bets)
         self.bets.append(bet)
+        self.tickets_seen.add(bet.ticket)
 
     def withdraw(self, ticket: str) -> BetOutcome:
         """Take a bet down before the coup (stake returned) if the rules allow it."""
