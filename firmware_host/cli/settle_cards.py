@@ -21,13 +21,13 @@ from ..config import PaiKaoGame, TableConfig
 from ..errors import InputFileError
 from ..games import TABLE_GAMES, build_table_game
 from ..rules.bets import Bet, BetOutcome
-from ..rules.errors import BetRefused, RulesError
+from ..rules.errors import RulesError
 from ..rules.layout import Layout
 from ..rules.misdeal import DecisionNeeded, Misdeal, Remedy
 from ..rules.paikao_game import PaiKao, PaiKaoRound
 from ..rules.roulette import Roulette, RouletteBet, spin_view
 from ..rules.shoe import Shoe
-from .settle_cmd import read_entries
+from .settle_cmd import check_at, place_entries, print_open, read_entries
 
 
 class CardBetEntry(Struct, forbid_unknown_fields=True):
@@ -50,26 +50,26 @@ def run(args: argparse.Namespace, config: TableConfig) -> int:
     game = build_table_game(config, args.config)
     entries = read_entries(args.bets, CardBetEntry, "bet")
     rounds = _read_rounds(args.throws)
-    for i, b in enumerate(entries):
-        if b.at >= len(rounds) + 1:
-            raise InputFileError(f"{args.bets}: bet {i} (at): index {b.at} is past the last {_noun(game)}")
+    check_at(entries, len(rounds), args.bets, _noun(game))
     play = _spin if isinstance(game, Roulette) else _tiles if isinstance(game, PaiKao) else _coup
     # One shoe for the whole file (its composition is tracked); burns are not part of the input.
     shoe = game.new_shoe(burns=False) if hasattr(game, "new_shoe") else None
     layout = Layout(game)
     report = []
     for index, item in enumerate(rounds):
-        placed = _place(layout, [e for e in entries if e.at == index])
+        placed = place_entries(layout, [e for e in entries if e.at == index], _bet_of)
         step = {_noun(game): index, "placed": placed}
         step |= play(game, layout, item, f"{args.throws}: {_noun(game)} {index}", shoe)
         report.append(step)
-    _place(layout, [e for e in entries if e.at == len(rounds)])
+    after_last = place_entries(layout, [e for e in entries if e.at == len(rounds)], _bet_of)
     open_after = [{"ticket": b.ticket, "bet": b.bet, "stake": b.stake} for b in layout.bets]
-    doc = {"game": game.game, "rulebook": game.rulebook, f"{_noun(game)}s": report, "open": open_after}
+    doc = {"game": game.game, "rulebook": game.rulebook, f"{_noun(game)}s": report,
+           "placed_after_last": after_last, "open": open_after}
     if args.json:
         print(json.dumps(doc, indent=2))
     else:
-        _print(game, report, open_after)
+        _print(game, report)
+        print_open(after_last, open_after, _noun(game))
     return 0
 
 
@@ -93,17 +93,6 @@ def _bet_of(entry: CardBetEntry) -> Bet:
     if entry.numbers:
         return RouletteBet(entry.ticket, entry.bet, entry.stake, entry.owner, entry.number, tuple(entry.numbers))
     return Bet(entry.ticket, entry.bet, entry.stake, entry.owner, entry.number)
-
-
-def _place(layout: Layout, entries: list[CardBetEntry]) -> list[dict]:
-    placed = []
-    for entry in entries:
-        try:
-            layout.place(_bet_of(entry))
-            placed.append({"ticket": entry.ticket, "accepted": True})
-        except BetRefused as exc:
-            placed.append({"ticket": entry.ticket, "accepted": False, "reason": exc.reason.value, "message": exc.message})
-    return placed
 
 
 def outcome_view(o: BetOutcome) -> dict:
@@ -258,7 +247,7 @@ def _remedy(coup, event, m: Misdeal, where: str) -> None:
         coup.discard(card)
 
 
-def _print(game, report: list[dict], open_after: list[dict]) -> None:
+def _print(game, report: list[dict]) -> None:
     noun = _noun(game)
     for step in report:
         for p in step["placed"]:
@@ -279,4 +268,3 @@ def _print(game, report: list[dict], open_after: list[dict]) -> None:
             extra = f" breakage {o['breakage']}" if o["breakage"] != "0" else ""
             print(f"  {o['ticket']:<10} {o['bet']:<12} {o['result']:<8} stake {o['stake']:>8} paid {o['paid']:>8} "
                   f"returned {o['returned']:>8} kept {o['kept']:>8}{extra}")
-    print(f"open after the last {noun}: {len(open_after)} bet(s)" + "".join(f"\n  {b['ticket']} {b['bet']} {b['stake']}" for b in open_after))
