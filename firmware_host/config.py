@@ -54,6 +54,8 @@ class CrapsGame(Struct, tag_field="name", tag="craps", forbid_unknown_fields=Tru
     field_12_pays: Ratio | None = None  # Macau 2010 Art. 6.12: the operator's 2:1 or 3:1
     bar: Literal[2, 12] = 12  # Portugal 1995 VI.10.2: "par de senas" (12) or "de ases" (2)
     odds_multiple: Annotated[int, Meta(ge=1, le=100)] = 1  # where the book leaves odds to the table
+    # Odds come down "any time before the decision" in 1995 (VI.11.1); 2010 and 1985 are silent.
+    odds_withdrawal: Literal["while_betting", "until_decision"] | None = None
 
 
 class CussecGame(Struct, tag_field="name", tag="cussec", forbid_unknown_fields=True, frozen=True):

@@ -42,7 +42,7 @@ def build_dice_game(config: TableConfig, source: str = "<config>") -> DiceGame:
         if isinstance(game, CrapsGame):
             field_12 = parse_ratio(game.field_12_pays) if game.field_12_pays else None
             return Craps(game.rulebook, limits, rounding, field_12_pays=field_12, bar=game.bar,
-                         odds_multiple=game.odds_multiple, **common)
+                         odds_multiple=game.odds_multiple, odds_withdrawal=game.odds_withdrawal, **common)
         if isinstance(game, CussecGame):
             paytable = {bet: parse_ratio(r) for bet, r in game.paytable.items()}
             return Cussec(game.rulebook, limits, rounding, paytable=paytable, **common)

@@ -17,6 +17,7 @@ from ..journal import MessageProperties, Transaction
 from ..mqtt.contract import (BadRequest, BetRequest, BetResponse, ConsoleRequest, RecallRequest, WithdrawRequest,
                              decode_request)
 from ..mqtt.link import Inbound
+from ..rules.bets import Moment
 from ..rules.errors import BetRefused, RefusalReason
 from .books import bet_view
 from .inputs import ConsoleCommand, Phase, Reply
@@ -83,7 +84,11 @@ def place(engine, txn: Transaction, request: Any, raw: bytes) -> tuple[bool, str
     canonical = msgspec.json.encode(request)
     if isinstance(request, BetRequest) and engine.tickets.get(request.ticket) == canonical:
         return True, None, "already accepted (repeated request)"
-    if engine.phase is not Phase.BETTING:
+    # Bets only while betting is open. A withdrawal after "no more bets", before the throw, goes on to
+    # the rules core, which allows only what the rule book does (craps odds until the decision,
+    # Portugal 1995 VI.11.1) and refuses the rest as betting_closed.
+    late = isinstance(request, WithdrawRequest) and engine.phase is Phase.NO_MORE_BETS
+    if engine.phase is not Phase.BETTING and not late:
         return False, RefusalReason.BETTING_CLOSED.value, (
             f"bets are accepted only while betting is open (phase {engine.phase.value})")
     book = engine.book
@@ -98,7 +103,7 @@ def place(engine, txn: Transaction, request: Any, raw: bytes) -> tuple[bool, str
         owner = next((b.owner for b in book.bets() if b.ticket == request.ticket), None)
         if owner is not None and owner != request.owner:
             return False, RefusalReason.MALFORMED.value, f"ticket {request.ticket} is not {request.owner}'s bet"
-        outcome = book.withdraw(request.ticket)
+        outcome = book.withdraw(request.ticket, Moment.BEFORE_DECISION if late else Moment.BETTING)
         txn.record("bet_withdrawn", {"ticket": request.ticket, "owner": request.owner,
                                      "returned": outcome.returned}, round=engine.round)
         engine.tickets.pop(request.ticket, None)

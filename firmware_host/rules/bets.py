@@ -34,6 +34,15 @@ def ticket_problem(ticket: object, seen: "set[str] | frozenset[str]") -> tuple[s
     return None
 
 
+class Moment(enum.StrEnum):
+    """When a bet is placed or taken down, as far as the rules care: the round engine's phases map
+    onto these (betting open; "no more bets" with the dice not yet thrown; the outcome being made)."""
+
+    BETTING = "betting"  # bets are open
+    BEFORE_DECISION = "before_decision"  # betting closed, the dice not thrown (the ball not launched, no card out)
+    DECIDING = "deciding"  # the dice are thrown (the ball spins, the cards come out): nothing comes down
+
+
 class Result(enum.StrEnum):
     """What one throw did to a bet."""
 

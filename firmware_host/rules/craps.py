@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from fractions import Fraction as F
 
 from .bet_table import LOSE, PUSH, STAY, WIN, BetKind, SmallStake, build_kind, one_roll
-from .bets import Bet
-from .dice_game import DiceGame, refuse
+from .bets import Bet, Moment
+from .dice_game import DiceGame, closed_for_withdrawals, refuse
 from .stakes import Limits
 from .errors import RefusalReason, RulebookError
 from .money import RoundingRule, format_ratio
@@ -55,6 +55,7 @@ class CrapsBook:
     dark_odds: OddsLimit
     multiples: tuple[str, tuple[str, ...]] | None  # (article, bet id prefixes; () for every bet) or None
     odds_pay_at_most_maximum: bool  # 1995 VI.11.1: odds may not lead to a payment above the maximum
+    odds_withdrawal: str | None  # 1995 VI.11.1: "until_decision"; None: the book is silent (a table choice)
 
 
 BOOKS = {
@@ -64,7 +65,7 @@ BOOKS = {
         {4: F(9, 5), 10: F(9, 5), 5: F(7, 5), 9: F(7, 5), 6: F(7, 6), 8: F(7, 6)}, {}, {},
         big_6_8_even=False, under_over_7=False, big_small=True,
         light_odds=OddsLimit("win", None), dark_odds=OddsLimit("win", None),
-        multiples=("Macau 2010 Art. 5.6", ()), odds_pay_at_most_maximum=False),
+        multiples=("Macau 2010 Art. 5.6", ()), odds_pay_at_most_maximum=False, odds_withdrawal=None),
     # Macau 1985, Portaria 97/85/M, Art. 2-12 ("Big 7" pays 4 and a half: Art. 6).
     "macau-1985": CrapsBook(
         "macau-1985", F(9, 2), (F(2),), (12,), (),
@@ -72,7 +73,7 @@ BOOKS = {
         {6: (6, F(1)), 8: (6, F(1)), 5: (5, F(1)), 9: (5, F(1))}, {},
         big_6_8_even=False, under_over_7=False, big_small=False,
         light_odds=OddsLimit("win", 1), dark_odds=OddsLimit("win", None),
-        multiples=None, odds_pay_at_most_maximum=False),
+        multiples=None, odds_pay_at_most_maximum=False, odds_withdrawal=None),
     # Portugal 1995, Portaria 1441/95, chapter VI, 10-13.
     "portugal-1995": CrapsBook(
         "portugal-1995", F(4), (F(2),), (12, 2), ("ace_deuce", "aces", "boxcars"),
@@ -80,7 +81,8 @@ BOOKS = {
         {4: F(5, 11), 10: F(5, 11), 5: F(5, 8), 9: F(5, 8), 6: F(10, 13), 8: F(10, 13)},
         big_6_8_even=True, under_over_7=True, big_small=False,
         light_odds=OddsLimit("stake", 1), dark_odds=OddsLimit("stake", 1),
-        multiples=("Portugal 1995 VI.12", ("place_", "lay_")), odds_pay_at_most_maximum=True),
+        multiples=("Portugal 1995 VI.12", ("place_", "lay_")), odds_pay_at_most_maximum=True,
+        odds_withdrawal="until_decision"),
 }
 
 
@@ -200,7 +202,9 @@ class Craps(DiceGame):
 
     def __init__(self, rulebook: str, limits: Limits, rounding: RoundingRule = RoundingRule(), *,
                  field_12_pays: F | None = None, bar: int = 12, odds_multiple: int = 1,
-                 minor_units_per_unit: int = 100) -> None:
+                 odds_withdrawal: str | None = None, minor_units_per_unit: int = 100) -> None:
+        """`odds_withdrawal` where the book is silent (2010, 1985): "while_betting" (default) or
+        "until_decision"; 1995 fixes "until_decision" (VI.11.1)."""
         if rulebook not in BOOKS:
             raise RulebookError(f"craps has no rule book {rulebook!r}; choose one of {sorted(BOOKS)}")
         book = BOOKS[rulebook]
@@ -212,6 +216,12 @@ class Craps(DiceGame):
             raise RulebookError(f"{rulebook}: don't pass is barred on {list(book.bar_choices)}, not {bar}")
         if odds_multiple < 1:
             raise RulebookError(f"odds_multiple must be at least 1, got {odds_multiple}")
+        if odds_withdrawal not in (None, "while_betting", "until_decision"):
+            raise RulebookError(f"odds_withdrawal is 'while_betting' or 'until_decision', not {odds_withdrawal!r}")
+        if book.odds_withdrawal and odds_withdrawal not in (None, book.odds_withdrawal):
+            raise RulebookError(f"{rulebook}: odds come down until the decision (VI.11.1); the table cannot "
+                                f"choose {odds_withdrawal!r}", key="game.odds_withdrawal")
+        self.odds_withdrawal = book.odds_withdrawal or odds_withdrawal or "while_betting"
         self.book, self.bar, self.odds_multiple = book, bar, odds_multiple
         super().__init__(rulebook, craps_kinds(book, field_12, bar, minor_units_per_unit), limits, rounding,
                          minor_units_per_unit)
@@ -286,9 +296,16 @@ class Craps(DiceGame):
         kind = self.table.kind_of(bet.bet, bet.number)
         return kind, bet.number
 
-    def check_withdrawal(self, state: CrapsState, open_bets, position: int) -> None:
-        """Line bets may not be removed or changed once their point is set (1995 VI.10.9)."""
+    def check_withdrawal(self, state: CrapsState, open_bets, position: int, moment: Moment) -> None:
+        """Line bets may not be removed or changed once their point is set (1995 VI.10.9). Odds come
+        down "em qualquer altura antes da decisão" (1995 VI.11.1): also after no more bets, until the
+        dice are thrown — where the book says so or the table's `odds_withdrawal` chooses it. Every
+        other bet comes down only while betting is open."""
         bet = open_bets.bets[position]
         if bet.bet in LINE_BETS and int(open_bets.state[position]):
             raise refuse(RefusalReason.NOT_REMOVABLE,
                          f"{bet.bet} has point {int(open_bets.state[position])}: a line bet stays until decided")
+        if bet.bet in ("odds", "dont_odds") and self.odds_withdrawal == "until_decision" \
+                and moment is Moment.BEFORE_DECISION:
+            return
+        closed_for_withdrawals(moment, bet)

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .bet_table import BetKind, BetTable, OpenBets, Settlement, settle
-from .bets import Bet, BetOutcome, Result, ticket_problem
+from .bets import Bet, BetOutcome, Moment, Result, ticket_problem
 from .dice import outcome_index
 from .edge import EdgeRow, edge_table
 from .errors import BetRefused, RefusalReason
@@ -25,6 +25,13 @@ from .stakes import Limits, StakeRule
 
 def refuse(reason: RefusalReason, message: str) -> BetRefused:
     return BetRefused(reason, message)
+
+
+def closed_for_withdrawals(moment: Moment, bet: Bet) -> None:
+    """The common rule: a bet comes down only while betting is open."""
+    if moment is not Moment.BETTING:
+        raise refuse(RefusalReason.BETTING_CLOSED, f"{bet.bet} comes down only while betting is open "
+                                                   f"({'the decision is being made' if moment is Moment.DECIDING else 'no more bets'})")
 
 
 class DiceGame:
@@ -86,8 +93,10 @@ class DiceGame:
         (and number) count towards the maximum."""
         self.stake_rules[bet.bet].check(bet, open_bets.total(bet.owner, bet.bet, bet.number))
 
-    def check_withdrawal(self, state: Any, open_bets: OpenBets, position: int) -> None:
-        """Raise `BetRefused` when the bet at `position` may not be taken down now."""
+    def check_withdrawal(self, state: Any, open_bets: OpenBets, position: int, moment: Moment) -> None:
+        """Raise `BetRefused` when the bet at `position` may not be taken down at `moment`: by default
+        only while betting is open."""
+        closed_for_withdrawals(moment, open_bets.bets[position])
 
     # --- house edge --------------------------------------------------------------------------
     def edge_rows(self) -> list[EdgeRow]:
@@ -137,12 +146,13 @@ class DiceTable:
         self.open_bets.add(bet, kind, start)
         self.tickets_seen.add(bet.ticket)
 
-    def withdraw(self, ticket: str) -> BetOutcome:
-        """Take a bet down (stake returned) if the rules allow it now."""
+    def withdraw(self, ticket: str, moment: Moment = Moment.BETTING) -> BetOutcome:
+        """Take a bet down (stake returned) if the rules allow it at `moment` (craps odds: until the
+        decision, Portugal 1995 VI.11.1; other bets: while betting is open)."""
         position = self.open_bets.position(ticket)
         if position is None:
             raise refuse(RefusalReason.MALFORMED, f"no open bet with ticket {ticket}")
-        self.game.check_withdrawal(self.state, self.open_bets, position)
+        self.game.check_withdrawal(self.state, self.open_bets, position, moment)
         bet = self.open_bets.bets[position]
         mask = np.ones(len(self.open_bets), dtype=bool)
         mask[position] = False

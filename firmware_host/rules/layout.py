@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from .bets import Bet, BetOutcome, ticket_problem
+from .bets import Bet, BetOutcome, Moment, ticket_problem
 from .errors import BetRefused, RefusalReason
 from .payout import returned
 
@@ -59,10 +59,13 @@ class Layout:
         self.bets.append(bet)
         self.tickets_seen.add(bet.ticket)
 
-    def withdraw(self, ticket: str) -> BetOutcome:
-        """Take a bet down before the coup (stake returned) if the rules allow it."""
+    def withdraw(self, ticket: str, moment: Moment = Moment.BETTING) -> BetOutcome:
+        """Take a bet down before the coup (stake returned) if the rules allow it: in the card, wheel
+        and tile games only while betting is open (X.14 "nada mais", I.40, V.13, Art. 4.7)."""
         for i, bet in enumerate(self.bets):
             if bet.ticket == ticket:
+                if moment is not Moment.BETTING:
+                    raise BetRefused(RefusalReason.BETTING_CLOSED, f"{bet.bet} comes down only while betting is open")
                 remaining = self.bets[:i] + self.bets[i + 1:]
                 self.game.check_withdrawal(bet, remaining)
                 self.bets = remaining

@@ -6,7 +6,7 @@ from fractions import Fraction as F
 
 import pytest
 
-from firmware_host.rules.bets import Result
+from firmware_host.rules.bets import Moment, Result
 from firmware_host.rules.errors import BetRefused, RefusalReason
 from firmware_host.rules.stakes import Limits
 
@@ -139,6 +139,43 @@ def test_vi_11_1_odds_payment_cap_is_the_1995_books_own():
     place(table, "pass", 500_000)
     table.throw((1, 3))
     place(table, "odds", 500_000, number=4)
+
+
+def test_vi_11_1_odds_may_come_down_any_time_before_the_decision():
+    """VI.11.1: odds "podem ser retiradas em qualquer altura antes da decisão das jogadas". The audit's
+    case: after "no more bets", before the throw, an odds withdrawal was refused; now it is accepted,
+    while a place bet then is not (betting is closed), and nothing comes down once the dice are thrown."""
+    table = craps_table(BOOK)
+    place(table, "pass", 1000)
+    table.throw((2, 3))
+    odds = place(table, "odds", 1000, number=5)
+    place_6 = place(table, "place_6", 600)
+    assert table.withdraw(odds.ticket, Moment.BEFORE_DECISION).returned == 1000
+    with pytest.raises(BetRefused) as refused:
+        table.withdraw(place_6.ticket, Moment.BEFORE_DECISION)
+    assert refused.value.reason is RefusalReason.BETTING_CLOSED
+    again = place(table, "odds", 1000, number=5)
+    with pytest.raises(BetRefused) as refused:
+        table.withdraw(again.ticket, Moment.DECIDING)
+    assert refused.value.reason is RefusalReason.BETTING_CLOSED
+
+
+def test_vi_11_1_odds_withdrawal_is_the_1995_books_own_a_choice_elsewhere():
+    """2010 and 1985 are silent: by default odds come down while betting is open only; a table may
+    choose `odds_withdrawal = "until_decision"`; a 1995 table cannot choose less than VI.11.1."""
+    from firmware_host.rules.errors import RulebookError
+    for options, allowed in (({}, False), ({"odds_withdrawal": "until_decision"}, True)):
+        table = craps_table("macau-2010", odds_multiple=6, **options)
+        place(table, "pass", 1000)
+        table.throw((2, 3))
+        odds = place(table, "odds", 1000, number=5)
+        if allowed:
+            table.withdraw(odds.ticket, Moment.BEFORE_DECISION)
+        else:
+            with pytest.raises(BetRefused):
+                table.withdraw(odds.ticket, Moment.BEFORE_DECISION)
+    with pytest.raises(RulebookError):
+        craps_table(BOOK, odds_withdrawal="while_betting")
 
 
 @pytest.mark.parametrize("point,faces,ratio", [(6, (1, 5), F(6, 5)), (5, (1, 4), F(3, 2)), (4, (1, 3), F(2))])
