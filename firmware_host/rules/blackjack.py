@@ -143,6 +143,11 @@ class Blackjack:
         return {"box": "1:1", "blackjack": "3:2 (V.21)", "even money": "1:1 (V.34)", "insurance": "2:1 (V.33)",
                 "bonus 6-7-8 suited / 7-7-7": "3 x the stake, at once (V.35)", "surrender": "half the stake (V.36)"}
 
+    def payouts(self) -> list[tuple[str, F, int]]:
+        """(payout, ratio, least stake) for `tablehw edge`: what the least box stake is paid."""
+        least = self.box_rule.least
+        return [("box (V.23)", F(1), least), ("blackjack (V.21)", F(3, 2), least), ("even money (V.34)", F(1), least)]
+
     def describe_result(self, view: dict) -> str:
         d = view["dealer"]
         parts = [f"dealer {d['total']} ({' '.join(d['cards'])}){' blackjack' if d['blackjack'] else ''}"]

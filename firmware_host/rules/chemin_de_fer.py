@@ -179,6 +179,11 @@ class ChemindeFer:
         return {"player (punter against the bank)": "1:1", "banker (the bank, on the punters' stakes)":
                 format_ratio(self.bank_pays), "equal points": "void, stakes returned (I.76)"}
 
+    def payouts(self) -> list[tuple[str, F, int]]:
+        """(payout, ratio, least stake) for `tablehw edge`: a punter's least stake, won or faded by the bank."""
+        least = self.punter_rule.least
+        return [("player (punter)", F(1), least), ("banker, on a punter's stake", self.bank_pays, least)]
+
     def describe_result(self, view: dict) -> str:
         winner = {"tie": "equal points: void coup (I.76)"}.get(view["winner"], f"{view['winner']} wins")
         return (f"player {view['player_points']} ({' '.join(view['player'])}) banker {view['banker_points']} "

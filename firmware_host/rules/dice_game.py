@@ -47,8 +47,9 @@ class DiceGame:
         self.limits = limits
         self.rounding = rounding
         self.minor_units_per_unit = minor_units_per_unit
-        limits.check_bets_named(self.table.bet_ids, f"{self.game} {rulebook}")
-        self.stake_rules = {bet: self.stake_rule(bet) for bet in self.table.bet_ids}
+        numbered = tuple(f"{k.bet}_{k.number}" for k in self.table.kinds if k.number is not None)
+        limits.check_bets_named(self.table.bet_ids, f"{self.game} {rulebook}", numbered)
+        self.stake_rules = {(k.bet, k.number): self.stake_rule(k.bet, k.number) for k in self.table.kinds}
 
     # --- state -------------------------------------------------------------------------------
     def initial_state(self) -> Any:
@@ -76,12 +77,13 @@ class DiceGame:
         some rule books require it, for some bets)."""
         return None
 
-    def stake_rule(self, bet: str) -> StakeRule:
-        """What a stake on `bet` must be: the table's minimum and maximum for the bet, multiples as
-        the rule book or the table requires; bets that are part of the chips placed (banca francesa
-        lines) scale the limits by their chips per unit at risk."""
+    def stake_rule(self, bet: str, number: int | None = None) -> StakeRule:
+        """What a stake on `bet` (on `number`, for odds) must be: the table's minimum and maximum for
+        the bet, multiples as the rule book or the table requires; bets that are part of the chips
+        placed (banca francesa lines) scale the limits by their chips per unit at risk."""
         article = self.multiple_of_minimum(bet)
-        rule = self.limits.rule(bet, self.limits.maximum_for(bet), multiple=article is not None, why=article or "")
+        rule = self.limits.rule(bet, self.limits.maximum_for(bet), multiple=article is not None, why=article or "",
+                                number=number)
         risk = self.table.kinds[self.table.index_of_bet(bet)].at_risk
         if risk != 1:
             rule = rule.scaled(risk.denominator // risk.numerator,
@@ -91,7 +93,7 @@ class DiceGame:
     def check_stake(self, open_bets: OpenBets, bet: Bet, kind: int) -> None:
         """Stake checks common to every game (`StakeRule`): the owner's stakes already on the same bet
         (and number) count towards the maximum."""
-        self.stake_rules[bet.bet].check(bet, open_bets.total(bet.owner, bet.bet, bet.number))
+        self.stake_rules[bet.bet, bet.number].check(bet, open_bets.total(bet.owner, bet.bet, bet.number))
 
     def check_withdrawal(self, state: Any, open_bets: OpenBets, position: int, moment: Moment) -> None:
         """Raise `BetRefused` when the bet at `position` may not be taken down at `moment`: by default
@@ -100,7 +102,11 @@ class DiceGame:
 
     # --- house edge --------------------------------------------------------------------------
     def edge_rows(self) -> list[EdgeRow]:
-        return edge_table(self.table.kinds, self.minor_units_per_unit)
+        """Every bet's exact edge and the edge actually paid at its least stake (2010 Art. 7.2)."""
+        def least(kind) -> tuple[int, int]:
+            rule = self.stake_rules[kind.bet, kind.number]
+            return rule.least, rule.step
+        return edge_table(self.table.kinds, self.minor_units_per_unit, least, self.rounding)
 
 
 @dataclass(frozen=True)

@@ -62,6 +62,11 @@ class RoundingRule:
         paid = round_units(num, den, self.unit, self.mode)
         return paid, exact - paid
 
+    def paid_ratio(self, ratio: Fraction, stake: int) -> Fraction:
+        """The ratio a win at `ratio` is actually paid at on `stake` minor units: 10:13 on 500 with
+        whole-euro payouts pays 300, so 3:5."""
+        return Fraction(self.pay(stake * ratio)[0], stake)
+
 
 def round_units(num: int, den: int, unit: int, mode: RoundingMode) -> int:
     """num/den minor units rounded to a multiple of `unit` by `mode` (works on numpy arrays too)."""

@@ -157,6 +157,10 @@ class PaiKao:
         return {"seat (both lines)": format_ratio(self.pays) + " (1:1 less the commission, Art. 4.2)",
                 "seat (one line each)": "push (Art. 6.4)", "copies, fronts at 0": "banker (Art. 6.1-6.2)"}
 
+    def payouts(self) -> list[tuple[str, F, int]]:
+        """(payout, ratio, least stake) for `tablehw edge`: a winning seat less the commission (Art. 4.2)."""
+        return [("seat (both lines)", self.pays, self.seat_rule.least)]
+
     def describe_result(self, view: dict) -> str:
         hands = "; ".join(f"seat {s}: {h['front_value']} / {h['back_value']}" for s, h in view["hands"].items())
         out = f" seats out: {view['seats_out']}" if view["seats_out"] else ""

@@ -16,7 +16,7 @@ from fractions import Fraction as F
 from .baccarat_edge import CoupCounts, enumerate_decks
 from .bets import Bet, BetOutcome
 from .stakes import Limits, check_amount
-from .edge import EdgeRow
+from .edge import EdgeRow, one_ratio_row
 from .errors import BetRefused, RefusalReason, RulebookError
 from .layout import same_bet_total
 from .money import RoundingRule, format_ratio
@@ -130,8 +130,9 @@ class PuntoBanco:
         """Exact edges from the full-shoe enumeration (a tie is a push for player and banker)."""
         counts = counts or enumerate_decks(self.shoe_rules.decks)
         pb, pp, pt = (counts.probability(r) for r in ("banker", "player", "tie"))
+        least = {bet: self.stake_rules[bet].least for bet in BETS}
         return [
-            EdgeRow("banker", format_ratio(self.banker_pays), pb, pp, pt, pp - pb * self.banker_pays, F(1)),
-            EdgeRow("player", "1:1", pp, pb, pt, pb - pp, F(1)),
-            EdgeRow("tie", format_ratio(self.tie_pays), pt, 1 - pt, F(0), (1 - pt) - pt * self.tie_pays, F(1)),
+            one_ratio_row("banker", self.banker_pays, pb, pp, pt, self.rounding, least["banker"]),
+            one_ratio_row("player", F(1), pp, pb, pt, self.rounding, least["player"]),
+            one_ratio_row("tie", self.tie_pays, pt, 1 - pt, F(0), self.rounding, least["tie"]),
         ]

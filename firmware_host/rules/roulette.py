@@ -15,7 +15,7 @@ from fractions import Fraction as F
 
 from .bets import Bet, BetOutcome
 from .stakes import Limits
-from .edge import EdgeRow
+from .edge import EdgeRow, one_ratio_row
 from .errors import BetRefused, RefusalReason, RulebookError, RulesError
 from .layout import same_bet_total
 from .money import RoundingRule, format_ratio
@@ -198,7 +198,7 @@ class Roulette:
         for bet in PAYMENT_ORDER:
             c = CHANCES[bet]
             p = F(c.size, 37)
-            rows.append(EdgeRow(bet, format_ratio(c.pays), p, 1 - p, F(0), (1 - p) - p * c.pays, F(1)))
+            rows.append(one_ratio_row(bet, c.pays, p, 1 - p, F(0), self.rounding, self.stake_rules[bet].least))
         return rows
 
 

@@ -52,29 +52,33 @@ class Limits:
     def maximum_for(self, bet: str) -> int:
         return min(self.maximum, self.per_bet_maximum.get(bet, self.maximum))
 
-    def check_bets_named(self, bets: set[str] | list[str] | tuple[str, ...], where: str) -> None:
-        """Per-bet maxima and stake steps may only name bets of the game (`where` names it)."""
+    def check_bets_named(self, bets: set[str] | list[str] | tuple[str, ...], where: str,
+                         numbered: tuple[str, ...] = ()) -> None:
+        """Per-bet maxima and stake steps may only name bets of the game (`where` names it); stake
+        steps may also name a numbered bet on one number (`numbered`: "odds_6")."""
         for key, named in (("per_bet_maximum", self.per_bet_maximum), ("stake_step", self.stake_step)):
             for bet in named:
-                if bet not in bets:
+                if bet not in bets and not (key == "stake_step" and bet in numbered):
                     raise RulebookError(f"names bet {bet!r}, which {where} does not have", key=f"limits.{key}.{bet}")
 
     def rule(self, bet: str, maximum: int | None, *, multiple: bool = False, why: str = "",
-             minimum: int | None = None) -> StakeRule:
+             minimum: int | None = None, number: int | None = None) -> StakeRule:
         """The stake rule of one bet: at most `maximum` (None: no maximum of its own; MAX_AMOUNT still
         bounds it), a multiple of the minimum when `multiple` (its rule book requires it: `why` cites
-        the article) or the house rule says so, and of the bet's stake step. `minimum`: another minimum
-        than the table's (a bank's capital)."""
+        the article) or the house rule says so, and of the bet's stake step — for a numbered bet
+        (odds on 6) the step of "odds_6" before that of "odds". `minimum`: another minimum than the
+        table's (a bank's capital)."""
         least = self.minimum if minimum is None else minimum
-        step = self.stake_step.get(bet)
-        reason, why_step = RefusalReason.NOT_MULTIPLE_OF_STEP, f"the table's stake step for {bet}"
+        key = f"{bet}_{number}" if number is not None and f"{bet}_{number}" in self.stake_step else bet
+        step = self.stake_step.get(key)
+        reason, why_step = RefusalReason.NOT_MULTIPLE_OF_STEP, f"the table's stake step for {key}"
         if multiple or self.all_multiples_of_minimum:
             why = why or "every stake a multiple of the minimum (house rule all_multiples_of_minimum)"
             if step is None:
                 step, reason, why_step = least, RefusalReason.NOT_MULTIPLE_OF_MINIMUM, why
             elif step % least:
                 raise RulebookError(f"{step} is not a multiple of the minimum {least}, which {bet} needs ({why})",
-                                    key=f"limits.stake_step.{bet}")
+                                    key=f"limits.stake_step.{key}")
         step = step or 1
         return StakeRule(least, step, maximum, why_step, reason)
 
