@@ -92,6 +92,7 @@ class BlackjackGame(Struct, tag_field="name", tag="blackjack", forbid_unknown_fi
     decks: Literal[4, 6] = 6  # V.3
     boxes: Literal[6, 7] = 7  # V.2
     dealer_blackjack_takes: Literal["all", "original"] = "all"  # stakes lost to a dealer blackjack (V is silent)
+    resplit_aces: bool = True  # V.27 excludes no pair from splitting again; false: split aces stay as dealt
 
 
 class RouletteGame(Struct, tag_field="name", tag="roulette", forbid_unknown_fields=True, frozen=True):

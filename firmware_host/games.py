@@ -68,7 +68,7 @@ def build_table_game(config: TableConfig, source: str = "<config>"):
                                bank_minimum=game.bank_minimum, **common)
         if isinstance(game, BlackjackGame):
             return Blackjack(game.rulebook, limits, rounding, decks=game.decks, boxes=game.boxes,
-                             dealer_blackjack_takes=game.dealer_blackjack_takes, **common)
+                             dealer_blackjack_takes=game.dealer_blackjack_takes, resplit_aces=game.resplit_aces, **common)
         if isinstance(game, PaiKaoGame):
             return PaiKao(game.rulebook, limits, rounding, commission=Fraction(game.commission_pct, 100),
                           banker_capital_caps=game.banker_capital_caps, **common)

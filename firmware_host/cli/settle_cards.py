@@ -238,11 +238,13 @@ def _decision_keys(coup) -> list[str]:
 
 def _remedy(coup, event, m: Misdeal, where: str) -> None:
     """Apply what the regulation says after a misdeal, as the dealer would."""
-    if isinstance(m, DecisionNeeded):
+    if isinstance(m, DecisionNeeded) and m.remedy is not Remedy.HOLD_FOR_NEXT:
         raise InputFileError(f"{where}: {m.message}: the decision is missing from the coup's events")
     card = event["card"] if isinstance(event, dict) else event
     if m.remedy is Remedy.CORRECT_AT_ONCE and m.due is not None and m.due.to is not None:
         coup.deal(card, m.due.to, face_up=bool(isinstance(event, dict) and event.get("face_up")))
+    elif m.remedy is Remedy.HOLD_FOR_NEXT:
+        coup.hold(card)  # V.18: unseen, for the next box that asks (a turned card comes as "face_up")
     elif m.remedy is Remedy.BURN_CARD:
         coup.discard(card)
 

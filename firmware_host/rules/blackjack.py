@@ -33,7 +33,8 @@ class Blackjack:
     coup_takes_bets = True
 
     def __init__(self, rulebook: str, limits: Limits, rounding: RoundingRule = RoundingRule(), *, decks: int = 6,
-                 boxes: int = 7, dealer_blackjack_takes: str = "all", minor_units_per_unit: int = 100) -> None:
+                 boxes: int = 7, dealer_blackjack_takes: str = "all", resplit_aces: bool = True,
+                 minor_units_per_unit: int = 100) -> None:
         if rulebook != "portugal-1995":
             raise RulebookError(f"blackjack has rule book 'portugal-1995' only, not {rulebook!r}")
         if boxes not in (6, 7):
@@ -48,6 +49,7 @@ class Blackjack:
         self.boxes = boxes
         self.shoe_rules = blackjack_shoe(decks)
         self.dealer_blackjack_takes = dealer_blackjack_takes
+        self.resplit_aces = resplit_aces  # V.27 excludes no pair from splitting again (V.26 limits the cards drawn)
         self.maximum = min(limits.maximum_for("box"), MAX_RATIO * limits.minimum)
         # V.14: the minimum or multiples of it; the box's bets together at most the maximum (V.15, V.37).
         self.box_rule = limits.rule("box", None, multiple=True, why="Portugal 1995 V.14")
@@ -73,7 +75,8 @@ class Blackjack:
         return Shoe(blackjack_shoe(self.decks, players), burns=burns)
 
     def new_coup(self, shoe: Shoe | None, bets: list[Bet], *, holders: dict[int, str] | None = None) -> BlackjackCoup:
-        return BlackjackCoup(shoe if shoe is not None else self.new_shoe(burns=False), bets, holders=holders)
+        return BlackjackCoup(shoe if shoe is not None else self.new_shoe(burns=False), bets, holders=holders,
+                             resplit_aces=self.resplit_aces)
 
     # --- settlement ---------------------------------------------------------------------------------------
     def settle(self, coup: BlackjackCoup, bets: list[Bet]) -> list[BetOutcome]:

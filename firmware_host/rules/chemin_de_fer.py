@@ -89,7 +89,7 @@ class ChemindeFerCoup(ShoeCoup):
     def _accept(self, card: Card, to: str) -> None:
         (self.player if to == "player" else self.banker).append(card)
 
-    def _misplaced(self, card: Card, to: str, due: Due) -> Misdeal:
+    def _misplaced(self, card: Card, to: str, due: Due, face_up: bool) -> Misdeal:
         if to in PLACES and len(self.player) + len(self.banker) < 4:
             return WrongOrder(f"{card} to the {to} out of turn: the card is due to the {due.to}",
                               Remedy.CORRECT_AT_ONCE, self.article, card=card, due=due)
