@@ -21,6 +21,7 @@ from ..config import PaiKaoGame, TableConfig
 from ..errors import InputFileError
 from ..games import TABLE_GAMES, build_table_game
 from ..rules.bets import Bet, BetOutcome
+from ..rules.chemin_de_fer import ChemindeFer, ChemindeFerCoup
 from ..rules.errors import RulesError
 from ..rules.layout import Layout
 from ..rules.misdeal import DecisionNeeded, Misdeal, Remedy
@@ -169,20 +170,33 @@ def _tiles(game: PaiKao, layout: Layout, item, where: str, shoe) -> dict:
 
 # --- card games -------------------------------------------------------------------------------------
 
-def _events(item, where: str) -> tuple[list, str | None]:
+def _events(item, where: str) -> tuple[list, str | None, bool]:
+    """(events, void reason, banco) of one coup."""
     if isinstance(item, list):
-        return item, None
+        return item, None, False
     if isinstance(item, dict) and isinstance(item.get("events", []), list):
-        unknown = set(item) - {"events", "void"}
+        unknown = set(item) - {"events", "void", "banco"}
         if unknown:
             raise InputFileError(f"{where}: unknown key(s) {sorted(unknown)}")
-        return item.get("events", []), item.get("void")
-    raise InputFileError(f"{where}: a coup is a list of events or {{\"events\": [...], \"void\": reason}}")
+        return item.get("events", []), item.get("void"), item.get("banco") is True
+    raise InputFileError(f"{where}: a coup is a list of events or {{\"events\": [...], \"void\": reason, "
+                         f"\"banco\": true}}")
+
+
+def _new_coup(game, layout: Layout, shoe: Shoe | None, banco: bool, where: str):
+    if banco:
+        if not isinstance(game, ChemindeFer):
+            raise InputFileError(f"{where}: a banco is a chemin de fer coup (I.45, I.70)")
+        try:
+            return game.new_coup(shoe, banco=layout.bets)
+        except RulesError as exc:
+            raise InputFileError(f"{where}: {exc}") from None
+    return game.new_coup(shoe, layout.bets) if game.coup_takes_bets else game.new_coup(shoe)
 
 
 def _coup(game, layout: Layout, item, where: str, shoe: Shoe | None) -> dict:
-    events, void_reason = _events(item, where)
-    coup = game.new_coup(shoe, layout.bets) if game.coup_takes_bets else game.new_coup(shoe)
+    events, void_reason, banco = _events(item, where)
+    coup = _new_coup(game, layout, shoe, banco, where)
     misdeals = []
     for n, event in enumerate(events):
         if coup.is_void:
@@ -206,7 +220,7 @@ def _coup(game, layout: Layout, item, where: str, shoe: Shoe | None) -> dict:
     if coup.is_void:
         step["reason"] = f"{coup.void_reason} ({coup.void_article})"
     else:
-        step["coup_result"] = coup.result().view()
+        step["coup_result"] = coup.view() if isinstance(coup, ChemindeFerCoup) else coup.result().view()
         if hasattr(game, "settle_at_once"):
             step["paid_at_once"] = [o.bet.ticket for o in game.settle_at_once(coup)]
     return step
@@ -227,9 +241,17 @@ def _apply(coup, event, where: str) -> None:
             coup.decide(**event)
         except TypeError:
             raise InputFileError(f"{where}: a decision takes {_decision_keys(coup)}, got {sorted(event)}") from None
+    elif isinstance(event, dict) and "fault" in event and isinstance(coup, ChemindeFerCoup):
+        extra = set(event) - {"fault", "cards", "reconstitute", "holder"}
+        if extra or not isinstance(event.get("cards", []), list):
+            raise InputFileError(f"{where}: a fault is {{\"fault\", \"cards\"?: [...], \"reconstitute\"?, "
+                                 f"\"holder\"?}}, got {event!r}")
+        coup.fault(event["fault"], cards=tuple(event.get("cards", [])), reconstitute=event.get("reconstitute") is True,
+                   holder=event.get("holder"))
     else:
-        raise InputFileError(f"{where}: an event is a card (\"9S\", {{\"card\": ..., \"to\": ...}}), \"CUT\" "
-                             f"or a decision {{\"decision\": ...}}, got {event!r}")
+        raise InputFileError(f"{where}: an event is a card (\"9S\", {{\"card\": ..., \"to\": ...}}), \"CUT\", "
+                             f"a decision {{\"decision\": ...}} or (chemin de fer) a fault {{\"fault\": ...}}, "
+                             f"got {event!r}")
 
 
 def _decision_keys(coup) -> list[str]:

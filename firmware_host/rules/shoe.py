@@ -113,6 +113,14 @@ class Shoe:
         else:
             self._burns_due = self.rules.burn_between_coups
 
+    def reopen_coup(self) -> None:
+        """The coup just ended goes on (a fault found after its last card); no later coup may have begun."""
+        if self.coup_open or self.coups == 0:
+            raise RulesError("only the coup that just ended on this shoe can go on")
+        self.coups -= 1
+        self.coup_open = True
+        self.finished = False
+
     def end_coup(self) -> None:
         self.coup_open = False
         self.coups += 1
@@ -280,6 +288,11 @@ class ShoeCoup:
         if not self._closed:
             self._closed = True
             self.shoe.end_coup()
+
+    def _reopen(self) -> None:
+        if self._closed and not self.is_void:
+            self.shoe.reopen_coup()
+            self._closed = False
 
     def _due_card(self) -> Due:
         return COMPLETE
