@@ -25,6 +25,7 @@ from ..rules.chemin_de_fer import ChemindeFer, ChemindeFerCoup
 from ..rules.errors import RulesError
 from ..rules.layout import Layout
 from ..rules.misdeal import DecisionNeeded, Misdeal, Remedy
+from ..rules.paikao_bank import PaiKaoBank
 from ..rules.paikao_game import PaiKao, PaiKaoRound
 from ..rules.roulette import Roulette, RouletteBet, spin_view
 from ..rules.shoe import Shoe
@@ -55,9 +56,12 @@ def run(args: argparse.Namespace, config: TableConfig) -> int:
     play = _spin if isinstance(game, Roulette) else _tiles if isinstance(game, PaiKao) else _coup
     # One shoe for the whole file (its composition is tracked); burns are not part of the input.
     shoe = game.new_shoe(burns=False) if hasattr(game, "new_shoe") else None
-    layout = Layout(game)
+    # P'ai Kao: the bank from deal to deal (Art. 4.1 two deals at most, Art. 4.9 capital not reduced).
+    layout = Layout(PaiKaoBank(game) if isinstance(game, PaiKao) else game)
     report = []
     for index, item in enumerate(rounds):
+        if isinstance(game, PaiKao) and isinstance(item, dict) and item.get("others_agree") is True:
+            layout.game.others_agree = True  # Art. 4.1: the other seven seats agree to a third deal
         placed = place_entries(layout, [e for e in entries if e.at == index], _bet_of)
         step = {_noun(game): index, "placed": placed}
         step |= play(game, layout, item, f"{args.throws}: {_noun(game)} {index}", shoe)
@@ -124,9 +128,11 @@ def _spin(game: Roulette, layout: Layout, item, where: str, shoe) -> dict:
 
 def _tiles(game: PaiKao, layout: Layout, item, where: str, shoe) -> dict:
     """A deal: {"dice": [4 faces] or "order": [8 seats], "tiles": [32 tiles in dealing order, "6-6" or
-    {"tile": "6-6", "face_up": true}], "hands": {"seat": [one of its two pairs]}, "void": reason}."""
-    if not isinstance(item, dict) or set(item) - {"dice", "order", "tiles", "hands", "void"}:
-        raise InputFileError(f"{where}: a deal is {{\"dice\" or \"order\", \"tiles\", \"hands\", \"void\"?}}")
+    {"tile": "6-6", "face_up": true}], "hands": {"seat": [one of its two pairs]}, "void": reason,
+    "others_agree": true (Art. 4.1: a third deal for the same banker)}."""
+    if not isinstance(item, dict) or set(item) - {"dice", "order", "tiles", "hands", "void", "others_agree"}:
+        raise InputFileError(f"{where}: a deal is {{\"dice\" or \"order\", \"tiles\", \"hands\", \"void\"?, "
+                             f"\"others_agree\"?}}")
     try:
         round_ = PaiKaoRound(item.get("dice"), order=item.get("order")) if item.get("dice") or item.get("order") else None
     except (RulesError, ValueError, TypeError) as exc:
@@ -159,6 +165,7 @@ def _tiles(game: PaiKao, layout: Layout, item, where: str, shoe) -> dict:
         outcomes = game.settle(round_, layout.bets)
     except RulesError as exc:
         raise InputFileError(f"{where}: {exc}") from None
+    layout.game.deal_settled(layout.bets, outcomes)
     layout.bets = []
     step = {"void": round_.is_void, "misdeals": misdeals, "outcomes": [outcome_view(o) for o in outcomes]}
     if round_.is_void:
