@@ -65,6 +65,8 @@ class CussecGame(Struct, tag_field="name", tag="cussec", forbid_unknown_fields=T
 
 class BancaFrancesaGame(Struct, tag_field="name", tag="banca_francesa", forbid_unknown_fields=True, frozen=True):
     rulebook: Literal["portugal-1995"]
+    # IV.7 d: dice the dealer touched before announcing: winners paid, the other chances "não perdendo"
+    touched_dice_losers: Literal["stay", "returned"] = "stay"
 
 
 class PaiKaoGame(Struct, tag_field="name", tag="paikao", forbid_unknown_fields=True, frozen=True):

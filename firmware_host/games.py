@@ -47,7 +47,7 @@ def build_dice_game(config: TableConfig, source: str = "<config>") -> DiceGame:
             paytable = {bet: parse_ratio(r) for bet, r in game.paytable.items()}
             return Cussec(game.rulebook, limits, rounding, paytable=paytable, **common)
         if isinstance(game, BancaFrancesaGame):
-            return BancaFrancesa(game.rulebook, limits, rounding, **common)
+            return BancaFrancesa(game.rulebook, limits, rounding, touched_dice_losers=game.touched_dice_losers, **common)
     except RulebookError as exc:
         raise ConfigError(f"{source}: {exc.key or 'game'}: {exc.message}") from None
     raise ConfigError(f"{source}: game.name: {type(game).__name__} has no bets settled by dice")

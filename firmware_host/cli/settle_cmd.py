@@ -29,11 +29,13 @@ class BetEntry(Struct, forbid_unknown_fields=True):
 
 
 class ThrowEntry(Struct, forbid_unknown_fields=True):
-    """One throw in throws.json: the faces, or a void throw with its reason."""
+    """One throw in throws.json: the faces, or a void throw with its reason; `dealer_touched`: the
+    dealer touched the dice before announcing (banca francesa IV.7 d: winners paid, nobody loses)."""
 
     faces: list[int] = []
     void: bool = False
     reason: str | None = None
+    dealer_touched: bool = False
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -78,6 +80,9 @@ def run(args: argparse.Namespace) -> int:
             raise InputFileError(f"{args.throws}: throw {i}: {game.game} throws {game.n_dice} dice, got {t.faces}")
         if not t.void and any(not 1 <= f <= 6 for f in t.faces):
             raise InputFileError(f"{args.throws}: throw {i}: faces are 1 to 6, got {t.faces}")
+        if t.dealer_touched and game.touched_dice_losers is None:
+            raise InputFileError(f"{args.throws}: throw {i} (dealer_touched): {game.game} has no such rule "
+                                 f"(banca francesa IV.7 d); void or settle the throw")
     check_at(bets, len(throws), args.bets, "throw")
     table = DiceTable(game)
     report = []
@@ -86,8 +91,12 @@ def run(args: argparse.Namespace) -> int:
         step = {"throw": index, "placed": placed, "state_before": game.state_view(table.state)}
         if throw.void:
             step |= {"void": True, "reason": throw.reason, "outcomes": []}
+            if throw.reason in game.void_reasons:
+                step["article"] = game.void_reasons[throw.reason]
         else:
-            result = table.throw(tuple(throw.faces))
+            result = table.throw(tuple(throw.faces), dealer_touched=throw.dealer_touched)
+            if throw.dealer_touched:
+                step["dealer_touched"] = True
             step |= {"faces": list(result.faces), "total": sum(result.faces), "outcomes": [
                 {"ticket": o.bet.ticket, "bet": o.bet.bet, "number": o.bet.number, "owner": o.bet.owner,
                  "stake": o.bet.stake, "result": o.result.value, "paid": o.paid, "returned": o.returned,
@@ -106,7 +115,8 @@ def run(args: argparse.Namespace) -> int:
             if not p["accepted"]:
                 print(f"  refused {p['ticket']}: {p['reason']}: {p['message']}")
         if step.get("void"):
-            print(f"throw {step['throw']}: void ({step['reason'] or 'no reason given'}) — nothing settled")
+            article = f", {step['article']}" if "article" in step else ""
+            print(f"throw {step['throw']}: void ({step['reason'] or 'no reason given'}{article}) — nothing settled")
             continue
         print(f"throw {step['throw']}: {'-'.join(map(str, step['faces']))} = {step['total']}  "
               f"state {step['state_before']} -> {step['state_after']}")

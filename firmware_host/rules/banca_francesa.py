@@ -47,11 +47,22 @@ class BancaFrancesa(DiceGame):
 
     game = "banca_francesa"
     n_dice = 3
+    void_reasons = {  # IV.7 b, IV.8
+        "foreign_object": "Portugal 1995 IV.8 a", "off_table": "Portugal 1995 IV.8 b, e",
+        "not_all_in_cup": "Portugal 1995 IV.8 c", "stayed_in_cup": "Portugal 1995 IV.8 d",
+        "cocked": "Portugal 1995 IV.8 f", "stacked": "Portugal 1995 IV.8 g", "overlapping": "Portugal 1995 IV.7 b, IV.8 g",
+    }
 
     def __init__(self, rulebook: str, limits: Limits, rounding: RoundingRule = RoundingRule(), *,
-                 minor_units_per_unit: int = 100) -> None:
+                 touched_dice_losers: str = "stay", minor_units_per_unit: int = 100) -> None:
+        """`touched_dice_losers` (IV.7 d: the dealer touched the dice before announcing; winners are
+        paid and "não perdendo nenhuma das outras chances"): "stay" — the other chances stay on the
+        layout, as on a total that decides nothing (the default reading) — or "returned"."""
         if rulebook != "portugal-1995":
             raise RulebookError(f"banca francesa has rule book 'portugal-1995' only, not {rulebook!r}")
+        if touched_dice_losers not in ("stay", "returned"):
+            raise RulebookError(f"touched_dice_losers is 'stay' or 'returned', not {touched_dice_losers!r}")
+        self.touched_dice_losers = touched_dice_losers
         caps = {bet: min(limits.per_bet_maximum.get(bet, limits.maximum), ratio * limits.minimum)
                 for bet, ratio in MAX_RATIO.items()}
         limits = replace(limits, per_bet_maximum=caps)

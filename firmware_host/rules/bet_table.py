@@ -273,6 +273,18 @@ class Settlement:
     breakage_den: np.ndarray
     state: np.ndarray  # each bet's state after the throw (its point, for craps line bets)
 
+    def losers_spared(self, before: np.ndarray, *, stay: bool) -> Settlement:
+        """The same throw with no bet lost: winners are paid, every losing bet stays on the layout in
+        its state `before` (`stay`) or has its stake returned (banca francesa IV.7 d)."""
+        lose = self.code == LOSE
+        if stay:
+            return Settlement(self.bets, np.where(lose, STAY, self.code), self.paid, np.where(lose, 0, self.returned),
+                              np.where(lose, 0, self.kept), self.breakage_num, self.breakage_den,
+                              np.where(lose, before, self.state))
+        stakes = np.array([b.stake for b in self.bets], dtype=np.int64)
+        return Settlement(self.bets, np.where(lose, PUSH, self.code), self.paid, np.where(lose, stakes, self.returned),
+                          np.where(lose, 0, self.kept), self.breakage_num, self.breakage_den, self.state)
+
     def outcomes(self) -> list[BetOutcome]:
         """One `BetOutcome` per bet (materialised on demand; settlement itself stays in arrays)."""
         zero = Fraction(0)

@@ -56,6 +56,9 @@ class CrapsBook:
     multiples: tuple[str, tuple[str, ...]] | None  # (article, bet id prefixes; () for every bet) or None
     odds_pay_at_most_maximum: bool  # 1995 VI.11.1: odds may not lead to a payment above the maximum
     odds_withdrawal: str | None  # 1995 VI.11.1: "until_decision"; None: the book is silent (a table choice)
+    void_reasons: dict[str, str]  # code -> article
+    shooter_must_bet: str | None  # the article that lets only a player with a bet throw, or None
+    pass_line_first: bool  # 1995 VI.5: pass-line bettors have preference to throw
 
 
 BOOKS = {
@@ -65,7 +68,10 @@ BOOKS = {
         {4: F(9, 5), 10: F(9, 5), 5: F(7, 5), 9: F(7, 5), 6: F(7, 6), 8: F(7, 6)}, {}, {},
         big_6_8_even=False, under_over_7=False, big_small=True,
         light_odds=OddsLimit("win", None), dark_odds=OddsLimit("win", None),
-        multiples=("Macau 2010 Art. 5.6", ()), odds_pay_at_most_maximum=False, odds_withdrawal=None),
+        multiples=("Macau 2010 Art. 5.6", ()), odds_pay_at_most_maximum=False, odds_withdrawal=None,
+        void_reasons={"off_table": "Macau 2010 Art. 3.2 (1)", "not_past_middle": "Macau 2010 Art. 3.2 (2)",
+                      "not_rolled": "Macau 2010 Art. 3.3"},
+        shooter_must_bet="Macau 2010 Art. 2.1", pass_line_first=False),
     # Macau 1985, Portaria 97/85/M, Art. 2-12 ("Big 7" pays 4 and a half: Art. 6).
     "macau-1985": CrapsBook(
         "macau-1985", F(9, 2), (F(2),), (12,), (),
@@ -73,7 +79,8 @@ BOOKS = {
         {6: (6, F(1)), 8: (6, F(1)), 5: (5, F(1)), 9: (5, F(1))}, {},
         big_6_8_even=False, under_over_7=False, big_small=False,
         light_odds=OddsLimit("win", 1), dark_odds=OddsLimit("win", None),
-        multiples=None, odds_pay_at_most_maximum=False, odds_withdrawal=None),
+        multiples=None, odds_pay_at_most_maximum=False, odds_withdrawal=None,
+        void_reasons={"off_table": "Macau 1985 Art. 1"}, shooter_must_bet=None, pass_line_first=False),
     # Portugal 1995, Portaria 1441/95, chapter VI, 10-13.
     "portugal-1995": CrapsBook(
         "portugal-1995", F(4), (F(2),), (12, 2), ("ace_deuce", "aces", "boxcars"),
@@ -82,7 +89,9 @@ BOOKS = {
         big_6_8_even=True, under_over_7=True, big_small=False,
         light_odds=OddsLimit("stake", 1), dark_odds=OddsLimit("stake", 1),
         multiples=("Portugal 1995 VI.12", ("place_", "lay_")), odds_pay_at_most_maximum=True,
-        odds_withdrawal="until_decision"),
+        odds_withdrawal="until_decision",
+        void_reasons={"off_table": "Portugal 1995 VI.7 a", "not_past_middle": "Portugal 1995 VI.7 b"},
+        shooter_must_bet="Portugal 1995 VI.5", pass_line_first=True),
 }
 
 
@@ -222,6 +231,7 @@ class Craps(DiceGame):
             raise RulebookError(f"{rulebook}: odds come down until the decision (VI.11.1); the table cannot "
                                 f"choose {odds_withdrawal!r}", key="game.odds_withdrawal")
         self.odds_withdrawal = book.odds_withdrawal or odds_withdrawal or "while_betting"
+        self.void_reasons = book.void_reasons
         self.book, self.bar, self.odds_multiple = book, bar, odds_multiple
         super().__init__(rulebook, craps_kinds(book, field_12, bar, minor_units_per_unit), limits, rounding,
                          minor_units_per_unit)
@@ -248,6 +258,23 @@ class Craps(DiceGame):
             return None
         article, prefixes = self.book.multiples
         return article if not prefixes or bet.startswith(prefixes) else None
+
+    def shooter_refusal(self, open_bets, owner: str) -> str | None:
+        """Why `owner` may not throw the dice, or None: in 2010 only a player who has bet (Art. 2.1: "só
+        um jogador que tenha apostado o valor mínimo"), in 1995 a player who has made any bet (VI.5);
+        1985 sets no condition (Art. 1)."""
+        if self.book.shooter_must_bet and not any(b.owner == owner for b in open_bets.bets):
+            return f"{owner} has no bet on the layout: only a player who has bet throws ({self.book.shooter_must_bet})"
+        return None
+
+    def shooters(self, open_bets, players: list[str]) -> list[str]:
+        """Who may throw, in the order they are offered the dice: `players` from the stickman's left,
+        those refused by `shooter_refusal` left out, pass-line bettors first in 1995 (VI.5)."""
+        eligible = [p for p in players if self.shooter_refusal(open_bets, p) is None]
+        if not self.book.pass_line_first:
+            return eligible
+        on_pass = {b.owner for b in open_bets.bets if b.bet == "pass"}
+        return [p for p in eligible if p in on_pass] + [p for p in eligible if p not in on_pass]
 
     def new_shooter(self, state: CrapsState) -> CrapsState:
         """The shooter stopped betting or passed the dice (2010 Art. 4.1; 1995 VI.8a)."""

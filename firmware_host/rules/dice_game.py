@@ -8,7 +8,9 @@ withdrawn, a valid throw settles every open bet, a void throw settles nothing.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from fractions import Fraction
 from typing import Any
 
@@ -18,7 +20,7 @@ from .bet_table import BetKind, BetTable, OpenBets, Settlement, settle
 from .bets import Bet, BetOutcome, Moment, Result, ticket_problem
 from .dice import outcome_index
 from .edge import EdgeRow, edge_table
-from .errors import BetRefused, RefusalReason
+from .errors import BetRefused, RefusalReason, RulesError
 from .money import RoundingRule
 from .stakes import Limits, StakeRule
 
@@ -39,6 +41,13 @@ class DiceGame:
 
     game: str = ""
     n_dice: int = 0
+    # The reasons this book voids a throw ("golpe nulo"), code -> article; the vision codes where they
+    # are the camera's (off_table, not_past_middle, cocked, stacked, overlapping). A void throw never
+    # reaches settlement: the round engine re-throws with the bets as they are.
+    void_reasons: Mapping[str, str] = MappingProxyType({})
+    # IV.7 d: "o pagador levantar, alterar ou tocar os dados sem anunciar a chance": "stay" or "returned"
+    # for the chances that would have lost; None where the book has no such rule.
+    touched_dice_losers: str | None = None
 
     def __init__(self, rulebook: str, kinds: list[BetKind], limits: Limits, rounding: RoundingRule,
                  minor_units_per_unit: int = 100) -> None:
@@ -165,11 +174,19 @@ class DiceTable:
         self.open_bets.keep(mask)
         return BetOutcome(bet, Result.RETURNED, returned=bet.stake)
 
-    def throw(self, faces: tuple[int, ...] | list[int]) -> ThrowResult:
-        """Settle every open bet against one valid throw; decided bets leave the layout."""
+    def throw(self, faces: tuple[int, ...] | list[int], *, dealer_touched: bool = False) -> ThrowResult:
+        """Settle every open bet against one valid throw; decided bets leave the layout.
+        `dealer_touched`: the dealer lifted or touched the dice before announcing the chance — the throw
+        stands, its winners are paid and no chance loses (banca francesa IV.7 d)."""
         outcome = outcome_index(faces, self.game.n_dice)
         faces = tuple(int(f) for f in faces)
         settlement = settle(self.game.table, self.open_bets, outcome, self.game.rounding)
+        if dealer_touched:
+            if self.game.touched_dice_losers is None:
+                raise RulesError(f"{self.game.game} {self.game.rulebook} has no rule for dice the dealer touched "
+                                 f"before announcing (banca francesa IV.7 d): void or settle the throw")
+            settlement = settlement.losers_spared(self.open_bets.state.copy(),
+                                                  stay=self.game.touched_dice_losers == "stay")
         before = self.state
         self.state = self.game.next_state(self.state, faces)
         self.open_bets.update(settlement.state, settlement.code == 0)

@@ -148,3 +148,10 @@ def test_1985_asks_no_multiple_of_the_minimum_the_house_rule_may_add_it():
     with pytest.raises(BetRefused) as refused:
         place(house, "field", 150)
     assert refused.value.reason is RefusalReason.NOT_MULTIPLE_OF_MINIMUM
+
+
+def test_art_1_the_1985_book_sets_no_condition_on_the_shooter():
+    """Art. 1: "o lançamento dos dados só pode ser feito por um deles" — one player throws; no bet needed."""
+    table = craps_table(BOOK)
+    assert table.game.shooter_refusal(table.open_bets, "ana") is None
+    assert table.game.void_reasons == {"off_table": "Macau 1985 Art. 1"}

@@ -257,3 +257,14 @@ def test_vi_1995_has_no_horn_nor_big_small_and_no_field_12_choice():
     for bet in ("horn", "big", "small"):
         with pytest.raises(BetRefused):
             place(craps_table(BOOK), bet)
+
+
+def test_vi_5_players_who_bet_throw_the_pass_line_bettors_first():
+    """VI.5: the dice are thrown by players who have made any bet, from the stickman's left, "tendo
+    preferência o que tenha apostado no pass-line"."""
+    table = craps_table(BOOK)
+    place(table, "field", 600, owner="rui")
+    place(table, "pass", 600, owner="eva")
+    place(table, "big_6", 600, owner="ana")
+    assert table.game.shooters(table.open_bets, ["zé", "rui", "eva", "ana"]) == ["eva", "rui", "ana"]
+    assert "VI.5" in table.game.shooter_refusal(table.open_bets, "zé")

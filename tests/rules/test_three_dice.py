@@ -125,6 +125,36 @@ def test_iv_11_line_bets_between_twice_the_minimum_and_twice_the_maximum():
     assert refused.value.reason is RefusalReason.OVER_MAXIMUM
 
 
+def test_iv_7_d_dice_touched_before_the_announcement_winners_paid_nobody_loses():
+    """IV.7 d: the dealer lifted or touched the dice without announcing the chance: "o golpe será válido,
+    ganhando os jogadores que tenham apostado na chance correspondente aos pontos saídos e não perdendo
+    nenhuma das outras chances". Total 6: small wins; aces and big, which would have lost, stay on the
+    layout (the default reading) or are returned (touched_dice_losers = "returned")."""
+    table = banca_table()
+    small, big, aces = place(table, "small", 400), place(table, "big", 400), place(table, "aces", 100)
+    out = {o.bet.ticket: o for o in table.throw((1, 2, 3), dealer_touched=True).outcomes()}
+    assert (out[small.ticket].result, out[small.ticket].paid) == (Result.WIN, 400)
+    assert out[big.ticket].result is out[aces.ticket].result is Result.STAY and out[big.ticket].kept == 0
+    assert {b.ticket for b in table.open_bets.bets} == {big.ticket, aces.ticket}
+    assert outcome_of(table, big, (5, 5, 5)).result is Result.WIN  # a later throw decides them as usual
+    returned = banca_table(touched_dice_losers="returned")
+    loser = place(returned, "big", 400)
+    out = returned.throw((1, 2, 3), dealer_touched=True).outcomes()[0]
+    assert (out.bet, out.result, out.returned, out.kept) == (loser, Result.PUSH, 400, 0)
+
+
+def test_iv_7_d_is_banca_francesas_rule_only():
+    from firmware_host.rules.errors import RulesError
+    with pytest.raises(RulesError, match="IV.7 d"):
+        cussec_table().throw((1, 2, 3), dealer_touched=True)
+
+
+def test_iv_8_void_throws_and_their_articles():
+    reasons = banca_table().game.void_reasons
+    assert reasons["cocked"] == "Portugal 1995 IV.8 f" and reasons["stacked"] == "Portugal 1995 IV.8 g"
+    assert cussec_table().game.void_reasons["overlapping"] == "Portugal 1995 VII.6"
+
+
 def test_iv_17_maxima_small_big_200_and_aces_6_times_the_minimum():
     table = banca_table(limits=Limits(100, 1_000_000))
     place(table, "aces", 600)
