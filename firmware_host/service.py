@@ -30,6 +30,7 @@ from .mqtt.link import LinkSettings, MqttLink, Will
 from .outbox import OutboxSender
 from .rounds import recovery
 from .rounds.engine import RoundEngine, RoundSummary, no_checkpoint
+from .rounds.gate import RequestGate
 from .rounds.setup import board_keeper, engine_settings, family_factory, game_name
 from .sd_notify import Notifier
 from .service_config import MqttSection, SimulationSection, StorageSection, storage_path
@@ -107,10 +108,15 @@ class TableService:
                              on_round=self.on_round, board=self.rebuild_board(journal))
         engine.evidence = evidence
         self.engine = engine
+        access = self.config.access
+        self.gate = RequestGate(self.topics, access, engine.inbox)
+        if not (access.terminals or access.dealers or access.supervisors or access.back_office):
+            log.warning("table %s: [access] names nobody: no bet, console or recall request will be accepted "
+                        "over MQTT (docs/mqtt.md, \"Identity\")", self.table_id)
         link = MqttLink(self.link_settings, Will(self.topics.availability, availability(self.table_id, "offline"),
                                                  availability(self.table_id, "online")),
-                        subscriptions=self.topics.inbound(), on_message=engine.inbox.put, on_status=engine.inbox.put)
-        sender = OutboxSender(journal, link)
+                        subscriptions=self.topics.inbound(), on_message=self.gate, on_status=engine.inbox.put)
+        sender = OutboxSender(journal, link, replies_prefix=self.topics.replies)
         link.on_delivery = sender.deliver
         sender.start()
         link.start()

@@ -8,16 +8,28 @@
 
 What the callbacks do (they run on paho's network thread and never block nor take our locks):
 - on_connect: renew every subscription and republish the retained "online" availability (so a
-  stale Last Will "offline" is replaced after a broker restart); hand `Connected` to the sinks.
+  stale Last Will "offline" is replaced after a broker restart); note the broker's Maximum Packet
+  Size (the outbox never hands it a larger message); hand `Connected` to the sinks. A refused
+  connection (not authorised, bad password) is a `ConnectFailed` with its cause.
+- on_connect_fail: the TCP/TLS connection failed; the exception paho is handling names the cause
+  (refused, TLS verification, DNS, timeout): hand `ConnectFailed(cause)` to the sinks.
 - on_disconnect: hand `Disconnected` to the sinks (paho reconnects by itself, with backoff).
 - on_publish: hand `Acked(mid, reason)` to the delivery sink (the outbox marks the row sent).
 - on_message: hand `Inbound(topic, payload, response_topic, correlation_data)` to `on_message`.
+
+Every failure is logged with its cause by `BrokerWatch` (mqtt/broker_watch.py): the first time and
+whenever the cause changes at ERROR, repeats at DEBUG, the recovery at INFO.
+
+The link does not ask the broker for an MQTT 5 Maximum Packet Size: Mosquitto 2.0.11 drops the
+larger messages but keeps them in the client's in-flight window, and after 20 of them the client
+receives nothing more. Requests' size is checked by the request gate before decoding instead.
 """
 
 from __future__ import annotations
 
 import logging
 import ssl
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, NamedTuple
@@ -28,8 +40,13 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from ..errors import ConfigError
+from .broker_watch import BrokerWatch, connack_cause, failure_cause
 
 log = logging.getLogger(__name__)
+# paho's own messages (errors in callbacks, protocol errors) go here; its DEBUG lines trace every
+# packet, requesters' correlation data included, and are kept out of even a DEBUG log.
+PAHO_LOG = logging.getLogger(f"{__name__}.paho")
+PAHO_LOG.setLevel(logging.INFO)
 
 DEFAULT_PORTS = {"mqtt": 1883, "mqtts": 8883}
 
@@ -40,6 +57,12 @@ class Connected(NamedTuple):
 
 class Disconnected(NamedTuple):
     reason: str
+
+
+class ConnectFailed(NamedTuple):
+    """A connection attempt failed: `cause` says why in words (refused, TLS, DNS, timeout, not authorised)."""
+
+    cause: str
 
 
 class Acked(NamedTuple):
@@ -130,15 +153,22 @@ class MqttLink:
 
     def __post_init__(self) -> None:
         self.endpoint = Endpoint.from_url(self.settings.url)
+        for name in ("tls_ca", "tls_cert", "tls_key"):
+            value = getattr(self.settings, name)
+            if value and not Path(value).is_file():
+                raise ConfigError(f"mqtt.{name}: {value} is not a readable file")
+        self.watch = BrokerWatch(self.settings.url)
+        self.broker_max_packet: int | None = None  # from CONNACK: the broker refuses larger packets
+        self.client = self._make_client()
+        self.connected = False
+
+    def _make_client(self) -> mqtt.Client:
         client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=self.settings.client_id,
                              protocol=mqtt.MQTTv5)
+        client.enable_logger(PAHO_LOG)
         if self.settings.username:
             client.username_pw_set(self.settings.username, self.settings.password)
         if self.endpoint.tls or self.settings.tls_ca:
-            for name in ("tls_ca", "tls_cert", "tls_key"):
-                value = getattr(self.settings, name)
-                if value and not Path(value).is_file():
-                    raise ConfigError(f"mqtt.{name}: {value} is not a readable file")
             client.tls_set(ca_certs=self.settings.tls_ca, certfile=self.settings.tls_cert,
                            keyfile=self.settings.tls_key, cert_reqs=ssl.CERT_REQUIRED)
         client.will_set(self.will.topic, self.will.offline, qos=1, retain=True,
@@ -147,11 +177,11 @@ class MqttLink:
         client.max_queued_messages_set(0)
         client.max_inflight_messages_set(100)  # paho's default 20 throttles 1,000 bet answers a round
         client.on_connect = self._on_connect
+        client.on_connect_fail = self._on_connect_fail
         client.on_disconnect = self._on_disconnect
         client.on_publish = self._on_publish
         client.on_message = self._on_message
-        self.client = client
-        self.connected = False
+        return client
 
     # --- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -174,6 +204,17 @@ class MqttLink:
         self.client.disconnect()
         self.client.loop_stop()
 
+    def restart(self) -> None:
+        """Drop paho's in-memory state (its unacknowledged messages, which it would re-send first on
+        every reconnect) and connect afresh; the outbox hands everything unacknowledged again."""
+        log.warning("restarting the MQTT client for %s: its unacknowledged messages are dropped and re-sent "
+                    "from the journal", self.endpoint.host)
+        self.client.disconnect()
+        self.client.loop_stop()
+        self.connected = False
+        self.client = self._make_client()
+        self.start()
+
     # --- publishing --------------------------------------------------------------------------
     def publish(self, topic: str, payload: bytes, qos: int = 1, retain: bool = False,
                 properties: Properties | None = None) -> mqtt.MQTTMessageInfo:
@@ -184,20 +225,32 @@ class MqttLink:
     # --- callbacks (paho's thread: enqueue only) ----------------------------------------------
     def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
         if reason_code.is_failure:
-            log.error("broker %s:%s refused the connection: %s", self.endpoint.host, self.endpoint.port, reason_code)
+            self._failed(connack_cause(reason_code))
             return
         self.connected = True
+        self.broker_max_packet = getattr(properties, "MaximumPacketSize", None) if properties else None
+        self.watch.connected()
         for topic, qos in self.subscriptions:
             client.subscribe(topic, qos=qos)
         client.publish(self.will.topic, self.will.online, qos=1, retain=True, properties=message_properties())
-        event = Connected(bool(flags.session_present))
-        for sink in (self.on_delivery, self.on_status):
-            if sink:
-                sink(event)
+        self._tell(Connected(bool(flags.session_present)))
+
+    def _on_connect_fail(self, client, userdata) -> None:
+        # paho calls this inside its `except OSError:` block: the exception being handled is the cause
+        self._failed(failure_cause(sys.exc_info()[1], self.endpoint.host))
+
+    def _failed(self, cause: str) -> None:
+        self.connected = False
+        self.watch.failed(cause)
+        self._tell(ConnectFailed(cause))
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties) -> None:
-        self.connected = False
-        event = Disconnected(str(reason_code))
+        was_connected, self.connected = self.connected, False
+        if was_connected:
+            self.watch.lost(reason_code)
+        self._tell(Disconnected(str(reason_code)))
+
+    def _tell(self, event: Any) -> None:
         for sink in (self.on_delivery, self.on_status):
             if sink:
                 sink(event)
