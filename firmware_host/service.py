@@ -26,7 +26,7 @@ from .errors import ConfigError, TableError
 from .evidence import EvidenceStore
 from .journal import Journal, JournalCorrupt
 from .mqtt.contract import Availability, Topics
-from .mqtt.link import LinkSettings, MqttLink, Will
+from .mqtt.link import Connected, LinkSettings, MqttLink, Will
 from .outbox import OutboxSender
 from .rounds import recovery
 from .rounds.engine import RoundEngine, RoundSummary, no_checkpoint
@@ -139,7 +139,10 @@ class TableService:
             devices.stop()
             if terminals is not None:
                 terminals.stop()
-            if not sender.wait_sent(10.0):
+            if not link.connected:
+                log.warning("stopping without a broker: %d messages not sent stay in the journal and leave at the "
+                            "next start", len(journal.messages(pending_only=True)))
+            elif not sender.wait_sent(10.0):
                 log.warning("stopping with messages still in the outbox: they leave at the next start")
             link.stop(availability(self.table_id, "offline"))
             sender.stop()
@@ -186,11 +189,9 @@ class TableService:
         locked = availability(self.table_id, "locked", reason)
         link = MqttLink(self.link_settings, Will(self.topics.availability, locked, locked))
         connected = threading.Event()
-        link.on_status = lambda event: connected.set()
+        link.on_status = lambda event: isinstance(event, Connected) and connected.set()
         link.start()
-        if connected.wait(5.0):
-            link.stop(locked)
-        else:
+        if not connected.wait(5.0):
             log.error("could not reach the broker to publish the lock-out")
-            link.client.loop_stop()
+        link.stop(locked)
         return EXIT_LOCKED

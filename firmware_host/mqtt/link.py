@@ -47,6 +47,9 @@ log = logging.getLogger(__name__)
 # packet, requesters' correlation data included, and are kept out of even a DEBUG log.
 PAHO_LOG = logging.getLogger(f"{__name__}.paho")
 PAHO_LOG.setLevel(logging.INFO)
+# paho 2.2 also logs "Client is not connected" at ERROR when its thread is stopped before it ever
+# connected: that is not a failure (BrokerWatch logs the real ones, with their cause).
+PAHO_LOG.addFilter(lambda record: not record.getMessage().startswith("Client is not connected"))
 
 DEFAULT_PORTS = {"mqtt": 1883, "mqtts": 8883}
 
@@ -201,17 +204,20 @@ class MqttLink:
                 info.wait_for_publish(timeout_s)
             except (RuntimeError, ValueError):
                 log.warning("offline availability not acknowledged before disconnecting")
-        self.client.disconnect()
-        self.client.loop_stop()
+        self._close()
+
+    def _close(self) -> None:
+        if self.connected:
+            self.client.disconnect()
+        self.client.loop_stop()  # also ends paho's reconnect attempts (it would log a false error after a disconnect)
+        self.connected = False
 
     def restart(self) -> None:
         """Drop paho's in-memory state (its unacknowledged messages, which it would re-send first on
         every reconnect) and connect afresh; the outbox hands everything unacknowledged again."""
         log.warning("restarting the MQTT client for %s: its unacknowledged messages are dropped and re-sent "
                     "from the journal", self.endpoint.host)
-        self.client.disconnect()
-        self.client.loop_stop()
-        self.connected = False
+        self._close()
         self.client = self._make_client()
         self.start()
 

@@ -33,20 +33,24 @@ class Table:
     """The controller process and a back-office observer subscribed to every topic of the table."""
 
     def __init__(self, directory: Path, broker: DeployedBroker, *, access: dict | None = None,
-                 mqtt: dict | None = None) -> None:
+                 mqtt: dict | None = None, certs: dict | None = None) -> None:
+        """`mqtt`: [mqtt] keys to change (None removes one); `certs`: user -> (certificate, key) for the
+        observer and the pit console when the broker takes identities from certificates."""
         self.directory, self.broker = Path(directory), broker
         self.directory.mkdir(parents=True, exist_ok=True)
         self.storage = self.directory / "storage"
+        settings = {"username": "table-craps-1", "password_file": str(broker.password_file("table-craps-1")),
+                    "tls_ca": str(broker.ca.cert), "reconnect_max_s": 1.0, **(mqtt or {})}
         sections = {
             "table": {"id": TABLE, "betting_seconds": 0},
-            "mqtt": {"username": "table-craps-1", "password_file": str(broker.password_file("table-craps-1")),
-                     "tls_ca": str(broker.ca.cert), "reconnect_max_s": 1.0, **(mqtt or {})},
+            "mqtt": {key: value for key, value in settings.items() if value is not None},
             "access": {**ACCESS, **(access or {})},
         }
         self.config = table_config(self.directory, "craps", broker.url, sections=sections, bets_per_round=0,
                                    betting_seconds=3600, action_seconds=0.05, camera="random", void_rate=0.0)
-        self.observer = BrokerUser(broker, "backoffice", topics=(f"{T}/#",))
-        self.pit = BrokerUser(broker, "pit-console-1")
+        certs = certs or {}
+        self.observer = BrokerUser(broker, "backoffice", topics=(f"{T}/#",), cert=certs.get("backoffice"))
+        self.pit = BrokerUser(broker, "pit-console-1", cert=certs.get("pit-console-1"))
         self.process = None
 
     def start(self, timeout_s: float = 60.0) -> Table:
