@@ -26,6 +26,7 @@ class Got:
     correlation: bytes | None
     retained: bool
     monotonic: float
+    wall: float  # time.time() at arrival (to compare with a payload's utc on this machine)
 
     def json(self):
         return json.loads(self.payload)
@@ -82,7 +83,7 @@ class BrokerUser:
         props = message.properties
         with self._lock:
             self.got.append(Got(message.topic, bytes(message.payload), getattr(props, "CorrelationData", None),
-                                bool(message.retain), time.monotonic()))
+                                bool(message.retain), time.monotonic(), time.time()))
 
     # --- sending -------------------------------------------------------------------------------
     def request_topic(self, kind: str, as_user: str | None = None) -> str:

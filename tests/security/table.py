@@ -30,26 +30,28 @@ ACCESS = {
 
 
 class Table:
-    """The controller process and a back-office observer subscribed to every topic of the table."""
+    """The controller process and a back-office observer subscribed to everything the table publishes."""
 
     def __init__(self, directory: Path, broker: DeployedBroker, *, access: dict | None = None,
-                 mqtt: dict | None = None, certs: dict | None = None) -> None:
-        """`mqtt`: [mqtt] keys to change (None removes one); `certs`: user -> (certificate, key) for the
-        observer and the pit console when the broker takes identities from certificates."""
+                 mqtt: dict | None = None, certs: dict | None = None, table: dict | None = None) -> None:
+        """`mqtt`, `table`: keys of those sections to change (None removes an [mqtt] key); `certs`: user ->
+        (certificate, key) for the observer and the pit console when the broker takes identities from
+        certificates."""
         self.directory, self.broker = Path(directory), broker
         self.directory.mkdir(parents=True, exist_ok=True)
         self.storage = self.directory / "storage"
         settings = {"username": "table-craps-1", "password_file": str(broker.password_file("table-craps-1")),
                     "tls_ca": str(broker.ca.cert), "reconnect_max_s": 1.0, **(mqtt or {})}
         sections = {
-            "table": {"id": TABLE, "betting_seconds": 0},
+            "table": {"id": TABLE, "betting_seconds": 0, **(table or {})},
             "mqtt": {key: value for key, value in settings.items() if value is not None},
             "access": {**ACCESS, **(access or {})},
         }
         self.config = table_config(self.directory, "craps", broker.url, sections=sections, bets_per_round=0,
                                    betting_seconds=3600, action_seconds=0.05, camera="random", void_rate=0.0)
         certs = certs or {}
-        self.observer = BrokerUser(broker, "backoffice", topics=(f"{T}/#",), cert=certs.get("backoffice"))
+        published = tuple(f"{T}/{leaf}" for leaf in ("state", "result", "settlement", "events", "availability", "board"))
+        self.observer = BrokerUser(broker, "backoffice", topics=published, cert=certs.get("backoffice"))
         self.pit = BrokerUser(broker, "pit-console-1", cert=certs.get("pit-console-1"))
         self.process = None
 
