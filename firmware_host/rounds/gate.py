@@ -57,20 +57,21 @@ class RequestGate:
             log.debug("message on %s ignored: not a request topic", message.topic)
             return
         kind, user = found
-        reply = reply_to(self.topics.reply_prefix(user), self.topics.default_reply(kind, user),
-                         message.response_topic, message.correlation_data)
-        request = TableRequest(kind, user, message, reply)
         refusal = self.admission.check(user, len(message.payload))
         if refusal is None and not self.access.may_send(kind, user):
             refusal = self.admission.refuse(user, "not_authorised", f"{user} may not send {kind} requests to "
                                                                     f"table {self.topics.table_id}")
-        if refusal is None:
-            if kind == "console":
-                self.inbox.put(request)  # the dealer's calls go before bets (the rate limit still applies)
-                return
-            if self.inbox.put_request(user, request):
-                return
+        if refusal is not None and not refusal.answer:
+            return  # counted (and logged, throttled) only: a flood costs this much and no more
+        reply = reply_to(self.topics.reply_prefix(user), self.topics.default_reply(kind, user),
+                         message.response_topic, message.correlation_data)
+        request = TableRequest(kind, user, message, reply, refusal)
+        if refusal is not None:
+            self.inbox.put_request(user, request, beyond_limit=True)
+        elif kind == "console":
+            self.inbox.put(request)  # the dealer's calls go before bets (the rate limit still applies)
+        elif not self.inbox.put_request(user, request):
             refusal = self.admission.refuse(user, "rate_limited", f"{self.inbox.per_user} requests from {user} "
                                                                   "are already waiting: slow down")
-        if refusal.answer:
-            self.inbox.put_request(user, dataclasses.replace(request, refusal=refusal), beyond_limit=True)
+            if refusal.answer:
+                self.inbox.put_request(user, dataclasses.replace(request, refusal=refusal), beyond_limit=True)
