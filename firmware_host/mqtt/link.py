@@ -7,7 +7,9 @@
     link.stop()                   # publishes the offline availability, disconnects
 
 What the callbacks do (they run on paho's network thread and never block nor take our locks):
-- on_connect: renew every subscription and republish the retained "online" availability (so a
+- on_connect: renew every subscription (MQTT 5 Retain Handling 2: a request someone published retained
+  is never replayed at a subscription: a retained "no more bets" would close betting at every
+  reconnect) and republish the retained "online" availability (so a
   stale Last Will "offline" is replaced after a broker restart); note the broker's Maximum Packet
   Size (the outbox never hands it a larger message); hand `Connected` to the sinks. A refused
   connection (not authorised, bad password) is a `ConnectFailed` with its cause.
@@ -39,6 +41,7 @@ from urllib.parse import urlsplit
 import paho.mqtt.client as mqtt
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
+from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from ..errors import ConfigError
 from .broker_watch import BrokerWatch, connack_cause, failure_cause
@@ -152,8 +155,8 @@ class MqttLink:
     will: Will
     subscriptions: list[tuple[str, int]] = field(default_factory=list)
     on_message: Callable[[Inbound], Any] | None = None
-    on_delivery: Callable[[Any], Any] | None = None  # gets Connected, Disconnected and Acked
-    on_status: Callable[[Any], Any] | None = None  # gets Connected and Disconnected
+    on_delivery: Callable[[Any], Any] | None = None  # gets Connected, Disconnected, ConnectFailed and Acked
+    on_status: Callable[[Any], Any] | None = None  # gets Connected, Disconnected and ConnectFailed
 
     def __post_init__(self) -> None:
         self.endpoint = Endpoint.from_url(self.settings.url)
@@ -210,7 +213,7 @@ class MqttLink:
     def _close(self) -> None:
         if self.connected:
             self.client.disconnect()
-        self.client.loop_stop()  # also ends paho's reconnect attempts (it would log a false error after a disconnect)
+        self.client.loop_stop()  # also ends paho's reconnect attempts
         self.connected = False
 
     def restart(self) -> None:
@@ -240,8 +243,9 @@ class MqttLink:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.broker_max_packet = getattr(properties, "MaximumPacketSize", None) if properties else None
         self.watch.connected()
-        for topic, qos in self.subscriptions:
-            client.subscribe(topic, qos=qos)
+        for topic, qos in self.subscriptions:  # requests only: a retained one must never be replayed to us
+            options = SubscribeOptions(qos=qos, retainHandling=SubscribeOptions.RETAIN_DO_NOT_SEND)
+            client.subscribe(topic, options=options)
         client.publish(self.will.topic, self.will.online, qos=1, retain=True, properties=message_properties())
         self._tell(Connected(bool(flags.session_present)))
 

@@ -6,6 +6,8 @@ journalled with every answer and rebuilt from the journal at start.
 
 from __future__ import annotations
 
+import json
+
 from .clients import BrokerUser, bet, withdraw
 from .table import Table, wait_until
 
@@ -84,3 +86,26 @@ def test_resent_after_a_broker_restart_gets_the_first_answer(tmp_path, broker):
     finally:
         t7.close()
         table.close()
+
+
+def test_retained_requests_are_never_replayed(tmp_path, broker):
+    """Stopped by the controller's subscriptions (MQTT 5 Retain Handling 2): a request published retained
+    (a "no more bets" that would close betting at every reconnect, a bet placed again) is not replayed
+    when the controller subscribes."""
+    pit, t7 = BrokerUser(broker, "pit-console-1"), BrokerUser(broker, "terminal-07")
+    try:
+        close = {"schema": 1, "type": "console", "action": "no_more_bets"}
+        pit.client.publish(pit.request_topic("console"), json.dumps(close), qos=1, retain=True)
+        t7.client.publish(t7.request_topic("bets"), json.dumps(bet("retained-1", "seat-1")), qos=1,
+                          retain=True).wait_for_publish(20)
+        table = Table(tmp_path / "table", broker).start()
+        try:
+            assert t7.ask("bets", bet("live-1", "seat-1"))["accepted"]  # the controller is listening
+            assert table.states()[-1]["phase"] == "betting"
+            assert not [b for b in table.journal("bet_accepted") if b["ticket"] == "retained-1"]
+            assert not [r for r in table.journal("console_action") if r["action"] == "no_more_bets"]
+        finally:
+            table.close()
+    finally:
+        pit.close()
+        t7.close()
