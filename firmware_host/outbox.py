@@ -146,7 +146,8 @@ class OutboxSender:
                         if event.reason_code >= 0x80:
                             self.stats.refused += 1
                             if self._is_reply(row):
-                                self._undeliverable(conn, row, f"the broker refused it (reason 0x{event.reason_code:02x})")
+                                why = f"the broker refused it (reason 0x{event.reason_code:02x})"
+                                self._undeliverable(conn, row, why)
                             else:
                                 log.error("broker refused outbox message %d on %s (reason 0x%02x); retrying in %.0f s",
                                           row.seq, row.topic, event.reason_code, self.retry_s)

@@ -122,7 +122,8 @@ def test_boards_read_controllers_write_terminals_bet(acl_broker):
         assert board.topics() == {f"{T}/availability", f"{T}/result", f"{T}/board"}
         assert all(payload == b'{"from": "controller"}' for _, payload in board.got)
         assert controller.got == [(f"{T}/bets/terminal-07", b'{"from": "terminal"}')]
-        from_others = [(t, p) for t, p in backoffice.got if b"controller" not in p and not t.endswith("/bets/terminal-07")]
+        from_others = [(t, p) for t, p in backoffice.got
+                       if b"controller" not in p and not t.endswith("/bets/terminal-07")]
         assert from_others == [], "a client other than the controller wrote the table's topics"
         assert (f"{T}/settlement", b'{"from": "controller"}') in backoffice.got
     finally:

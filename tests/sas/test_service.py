@@ -206,7 +206,8 @@ def test_unawardable_pool_moves_to_machines_of_same_model_and_bet(tmp_path):
         rig.request("jackpots/jp-1/request", {"action": "transfer", "to": "jp-3", "who": "floor manager",
                                               "why": "slot-1 withdrawn from service"})
         assert wait_until(lambda: rig.messages("replies/supervisor-17/jackpots/jp-1"))
-        assert not rig.messages("replies/supervisor-17/jackpots/jp-1")[-1]["accepted"]  # max bet 5 vs 10: not the same bet
+        # max bet 5 vs 10: not the same bet
+        assert not rig.messages("replies/supervisor-17/jackpots/jp-1")[-1]["accepted"]
         rig.request("jackpots/jp-1/request", {"action": "transfer", "to": "jp-2", "who": "floor manager",
                                               "why": "slot-1 withdrawn from service"})
         assert wait_until(lambda: state.pools.get("jp-2").cents == 20_000)

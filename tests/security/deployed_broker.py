@@ -49,8 +49,9 @@ class DeployedBroker:
     """One Mosquitto from the documented blocks (`conf`: the main one, or the client-certificate one).
     `acl_edit` changes the ACL text (only for tests of what a differently configured broker does)."""
 
-    def __init__(self, directory: Path, ca: FloorCA, *, conf: str = MAIN_CONF, server_cert: tuple[Path, Path] | None = None,
-                 extra_users: tuple[str, ...] = (), acl_edit=None) -> None:
+    def __init__(self, directory: Path, ca: FloorCA, *, conf: str = MAIN_CONF,
+                 server_cert: tuple[Path, Path] | None = None, extra_users: tuple[str, ...] = (),
+                 acl_edit=None) -> None:
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.ca = ca

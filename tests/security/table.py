@@ -50,7 +50,8 @@ class Table:
         self.config = table_config(self.directory, "craps", broker.url, sections=sections, bets_per_round=0,
                                    betting_seconds=3600, action_seconds=0.05, camera="random", void_rate=0.0)
         certs = certs or {}
-        published = tuple(f"{T}/{leaf}" for leaf in ("state", "result", "settlement", "events", "availability", "board"))
+        leaves = ("state", "result", "settlement", "events", "availability", "board")
+        published = tuple(f"{T}/{leaf}" for leaf in leaves)
         self.observer = BrokerUser(broker, "backoffice", topics=published, cert=certs.get("backoffice"))
         self.pit = BrokerUser(broker, "pit-console-1", cert=certs.get("pit-console-1"))
         self.process = None

@@ -59,7 +59,8 @@ def test_rate_and_size_per_user_and_one_answer_a_second():
     admission = Admission(Limits(max_request_bytes=100, requests_per_second=2, burst=3), clock)
     assert [admission.check("a", 10) for _ in range(3)] == [None] * 3
     first, second = admission.check("a", 10), admission.check("a", 10)
-    assert (first.reason, first.answer) == ("rate_limited", True) and (second.reason, second.answer) == ("rate_limited", False)
+    assert (first.reason, first.answer) == ("rate_limited", True)
+    assert (second.reason, second.answer) == ("rate_limited", False)
     assert admission.check("b", 10) is None  # another user has its own bucket
     clock.now += 0.5  # one token back
     assert admission.check("a", 10) is None
@@ -117,6 +118,7 @@ def test_a_tickets_first_answer_survives_a_rebuild(tmp_path):
     assert registry.bet_answer("t1", mine)[:2] == (True, None) and registry.bet_answer("t1", mine).repeated
     assert registry.bet_answer("t1", changed)[:2] == (False, "duplicate_ticket")
     assert registry.bet_answer("t1", request_digest("terminal-08", b'{"a":1}')).reason == "duplicate_ticket"
-    assert registry.bet_answer("t2", mine)[:2] == (False, "betting_closed") and registry.bet_answer("t2", mine).round == 5
+    assert registry.bet_answer("t2", mine)[:2] == (False, "betting_closed")
+    assert registry.bet_answer("t2", mine).round == 5
     assert registry.withdrawal_answer("t1", mine).accepted and registry.bet_answer("t3", mine) is None
     journal.close()

@@ -115,7 +115,8 @@ def test_bets_and_recall_over_mqtt_while_running(broker, tmp_path):
         junk = request(broker.url, bets, {"type": "bet", "ticket": "x"})
         assert (junk["accepted"], junk["reason"]) == (False, "bad_request")
         assert watcher.wait_for(lambda m: any(x.json()["round"] >= 2 for x in m), 30)
-        recall = request(broker.url, "tablehw/tables/sim-craps/recall/backoffice", {"schema": 1, "type": "recall", "last": 3})
+        recall = request(broker.url, "tablehw/tables/sim-craps/recall/backoffice",
+                         {"schema": 1, "type": "recall", "last": 3})
         assert recall["type"] == "recall_response" and recall["rounds"][0]["round"] >= 1
         first = [r for r in recall["rounds"] if r["round"] == 1][0]
         assert any(b["ticket"] == "own-1" for b in first["settlement"]["bets"])
