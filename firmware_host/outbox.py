@@ -74,6 +74,7 @@ class OutboxSender:
         self.link = link
         self.replies_prefix = replies_prefix
         self.held: set[int] = set()  # seqs of result-type rows the broker cannot take (this process)
+        self._dropped: list[tuple[OutgoingMessage, str]] = []  # replies dropped, journalled at the end of a turn
         self.window = window
         self.retry_s = retry_s
         self.clock = clock or SystemClock()
@@ -147,7 +148,7 @@ class OutboxSender:
                             self.stats.refused += 1
                             if self._is_reply(row):
                                 why = f"the broker refused it (reason 0x{event.reason_code:02x})"
-                                self._undeliverable(conn, row, why)
+                                self._undeliverable(row, why)
                             else:
                                 log.error("broker refused outbox message %d on %s (reason 0x%02x); retrying in %.0f s",
                                           row.seq, row.topic, event.reason_code, self.retry_s)
@@ -158,7 +159,8 @@ class OutboxSender:
                 if sent:
                     self._mark_sent(conn, sent)
                 if strikes >= POISON_STRIKES:
-                    self._poisoned(conn, next(r for r in inflight.values() if r.seq == suspect))
+                    self._poisoned(next(r for r in inflight.values() if r.seq == suspect))
+                    self._journal_dropped(conn)  # before anything is read from the journal again
                     inflight.clear()
                     retry.clear()
                     handed_up_to, suspect, strikes, connected, draining = 0, 0, 0, False, False
@@ -168,6 +170,7 @@ class OutboxSender:
                     draining = False
                 if connected and not draining:
                     handed_up_to = self._fill(conn, inflight, retry, handed_up_to)
+                self._journal_dropped(conn)
                 if not inflight and not retry and not self._pending(conn, handed_up_to, 1):
                     self._idle.set()
         except Exception:  # the sender must not die silently: the service's health watches it
@@ -195,20 +198,19 @@ class OutboxSender:
         if due:
             retry[:] = [(t, r) for t, r in retry if t > now]
             for row in due:
-                self._hand(conn, row, inflight)
+                self._hand(row, inflight)
         room = self.window - len(inflight) - len(retry)
         if room <= 0:
             return handed_up_to
         for row in self._pending(conn, handed_up_to, room):
-            self._hand(conn, row, inflight)
+            self._hand(row, inflight)
             handed_up_to = row.seq
         return handed_up_to
 
-    def _hand(self, conn, row: OutgoingMessage, inflight: dict) -> None:
+    def _hand(self, row: OutgoingMessage, inflight: dict) -> None:
         limit = self.link.broker_max_packet
         if limit and packet_size(row) > limit:
-            self._cannot_send(conn, row, f"{packet_size(row)} bytes exceed the broker's maximum packet size "
-                                         f"({limit} bytes)")
+            self._cannot_send(row, f"{packet_size(row)} bytes exceed the broker's maximum packet size ({limit} bytes)")
             return
         props = row.properties
         try:
@@ -216,7 +218,7 @@ class OutboxSender:
                                      properties=message_properties(props.response_topic, props.correlation_data,
                                                                    props.message_expiry_s, props.user_properties))
         except ValueError as exc:  # paho refuses the topic or the packet itself
-            self._cannot_send(conn, row, f"paho cannot publish it: {exc}")
+            self._cannot_send(row, f"paho cannot publish it: {exc}")
             return
         inflight[info.mid] = row
         self.stats.handed += 1
@@ -224,10 +226,10 @@ class OutboxSender:
     def _is_reply(self, row: OutgoingMessage) -> bool:
         return bool(self.replies_prefix) and row.topic.startswith(self.replies_prefix)
 
-    def _cannot_send(self, conn, row: OutgoingMessage, why: str) -> None:
+    def _cannot_send(self, row: OutgoingMessage, why: str) -> None:
         """A row that can never leave as it is: a reply is dropped, anything else held for an operator."""
         if self._is_reply(row):
-            self._undeliverable(conn, row, why)
+            self._undeliverable(row, why)
             return
         self.held.add(row.seq)
         self.stats.held += 1
@@ -235,16 +237,26 @@ class OutboxSender:
                      "start); the messages after it go on. Fix the broker (docs/deploy.md, section 6)",
                      row.seq, row.topic, why)
 
-    def _poisoned(self, conn, row: OutgoingMessage) -> None:
-        self._cannot_send(conn, row, f"the broker dropped the connection {POISON_STRIKES} times in a row while it "
-                                     "was the oldest message in flight")
+    def _poisoned(self, row: OutgoingMessage) -> None:
+        self._cannot_send(row, f"the broker dropped the connection {POISON_STRIKES} times in a row while it "
+                               "was the oldest message in flight")
 
-    def _undeliverable(self, conn, row: OutgoingMessage, why: str) -> None:
-        log.warning("reply %d to %s dropped: %s", row.seq, row.topic, why)
+    def _undeliverable(self, row: OutgoingMessage, why: str) -> None:
+        self._dropped.append((row, why))
+
+    def _journal_dropped(self, conn) -> None:
+        """The replies dropped in this turn: journalled (one commit) and marked done, never sent again."""
+        if not self._dropped:
+            return
+        row, why = self._dropped[0]
+        log.warning("%d replies dropped as undeliverable (journalled), e.g. %d to %s: %s", len(self._dropped),
+                    row.seq, row.topic, why)
         with self.journal.transaction() as txn:
-            txn.record("reply_undeliverable", {"seq": row.seq, "topic": row.topic, "reason": why})
-        self._mark_sent(conn, [row.seq])
-        self.stats.undeliverable += 1
+            for row, why in self._dropped:
+                txn.record("reply_undeliverable", {"seq": row.seq, "topic": row.topic, "reason": why})
+        self._mark_sent(conn, [row.seq for row, _ in self._dropped])
+        self.stats.undeliverable += len(self._dropped)
+        self._dropped.clear()
 
     def _mark_sent(self, conn, seqs: list[int]) -> None:
         utc = self.clock.utc()
