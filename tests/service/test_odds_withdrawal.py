@@ -8,21 +8,20 @@ refuses every other bet; once the dice are thrown nothing comes down.
 
 from __future__ import annotations
 
-import json
-
-from firmware_host.mqtt.link import Inbound
 from firmware_host.rounds.inputs import ConsoleCommand, DiceSeen, Phase, ThrowStarted
 
-from .engine_harness import bet, feed, make_engine, sent
+from .engine_harness import bet, feed, make_engine, request, sent
+
+REPLIES = "tablehw/replies/term-1/t"
 
 
-def withdraw(engine, ticket: str) -> Inbound:
+def withdraw(engine, ticket: str):
     body = {"schema": 1, "type": "withdraw", "ticket": ticket, "owner": "term-1"}
-    return Inbound(engine.topics.bets, json.dumps(body).encode(), "t/replies", f"w-{ticket}".encode())
+    return request(engine, "bets", "term-1", body, REPLIES, f"w-{ticket}".encode())
 
 
 def reply(engine, ticket: str) -> dict:
-    return [b for t, b in sent(engine, "t/replies") if b["ticket"] == ticket][-1]
+    return [b for t, b in sent(engine, REPLIES) if b["ticket"] == ticket][-1]
 
 
 def test_vi_11_1_odds_come_down_after_no_more_bets_other_bets_do_not(tmp_path):
