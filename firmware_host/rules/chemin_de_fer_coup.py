@@ -19,7 +19,6 @@ from .punto_banco_deal import BaccaratResult
 from .shoe import Shoe, ShoeCoup, chemin_de_fer_shoe
 
 PLACES = ("player", "banker")
-DECISIONS = ("player", "banker", "banker_for_player")
 
 
 class ChemindeFerCoup(ShoeCoup):

@@ -99,7 +99,7 @@ class DiceGame:
                                f"the bet counts 1/{risk.denominator // risk.numerator} of its chips: whole units at risk")
         return rule
 
-    def check_stake(self, open_bets: OpenBets, bet: Bet, kind: int) -> None:
+    def check_stake(self, open_bets: OpenBets, bet: Bet) -> None:
         """Stake checks common to every game (`StakeRule`): the owner's stakes already on the same bet
         (and number) count towards the maximum."""
         self.stake_rules[bet.bet, bet.number].check(bet, open_bets.total(bet.owner, bet.bet, bet.number))
@@ -157,7 +157,7 @@ class DiceTable:
         if bet.number is not None and (isinstance(bet.number, bool) or not isinstance(bet.number, int)):
             raise refuse(RefusalReason.MALFORMED, f"number must be a whole number, got {bet.number!r}")
         kind, start = self.game.kind_for(self.state, self.open_bets, bet)
-        self.game.check_stake(self.open_bets, bet, kind)
+        self.game.check_stake(self.open_bets, bet)
         self.open_bets.add(bet, kind, start)
         self.tickets_seen.add(bet.ticket)
 

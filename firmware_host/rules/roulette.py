@@ -18,7 +18,7 @@ from .stakes import Limits
 from .edge import EdgeRow, one_ratio_row
 from .errors import BetRefused, RefusalReason, RulebookError, RulesError
 from .layout import same_bet_total
-from .money import RoundingRule, format_ratio
+from .money import RoundingRule
 from .payout import lose, win
 
 FRENCH_WHEEL = (0, 32, 15, 19, 4, 21, 2, 25, 17, 34, 6, 27, 13, 36, 11, 30, 8, 23, 10, 5, 24, 16, 33, 1, 20,

@@ -79,8 +79,11 @@ class Limits:
             elif step % least:
                 raise RulebookError(f"{step} is not a multiple of the minimum {least}, which {bet} needs ({why})",
                                     key=f"limits.stake_step.{key}")
-        step = step or 1
-        return StakeRule(least, step, maximum, why_step, reason)
+        rule = StakeRule(least, step or 1, maximum, why_step, reason)
+        if maximum is not None and rule.least > maximum:
+            raise RulebookError(f"no stake on {bet} fits: its least stake {rule.least} (a multiple of {rule.step}) "
+                                f"is over its maximum {maximum}", key=f"limits.stake_step.{key}")
+        return rule
 
 
 @dataclass(frozen=True, slots=True)
