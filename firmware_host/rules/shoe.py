@@ -236,6 +236,8 @@ class ShoeCoup:
     def hold(self, card: Card | str | tuple) -> Due:
         """A card drawn by mistake and still face down (a `HOLD_FOR_NEXT` remedy): it is held and given
         to the next place that asks for a card; if none does before the coup is complete, it is discarded."""
+        if self.is_void:
+            raise CoupVoid(f"the coup is void ({self.void_reason})", Remedy.VOID_COUP, self.void_article or self.article)
         card = parse_card(card, article=self.article)
         try:
             self.shoe.take(card, self.article)
