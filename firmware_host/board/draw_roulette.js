@@ -15,9 +15,6 @@ window.drawRoulette = function (board, hero, history) {
     hero.appendChild(el("div", "hero-empty", "PLACE YOUR BETS"));
   }
   hero.appendChild(el("div", "hero-sub", `spins ${board.spins}`));
-  if (board.directions_alternate === false) {
-    hero.appendChild(el("div", "warn", "ball direction did not alternate"));
-  }
 
   history.replaceChildren();
   const strip = el("div", "panel last-numbers");

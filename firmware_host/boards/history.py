@@ -16,7 +16,7 @@ from .baccarat_roads import (DERIVED_ROADS, Coup, big_road, column_lengths, deri
 from .dice_history import (CrapsThrow, PaiKaoRound, ThreeDiceResult, banca_result, craps_throw, cussec_result,
                            paikao_round, roll_lengths)
 from .grid_layout import dragon_tail_layout
-from .roulette_stats import Spin, chance_counts, colour_of, direction_alternates, hot_and_cold
+from .roulette_stats import Spin, chance_counts, colour_of, hot_and_cold
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,8 +98,7 @@ class RouletteHistory(History):
             hot=[p.NumberCountView(h.number, h.count) for h in hot],
             cold=[p.NumberCountView(h.number, h.count) for h in cold],
             counts=p.ChanceCountsView(c.spins, c.zero, c.red, c.black, c.odd, c.even, c.low, c.high,
-                                      list(c.dozens), list(c.columns)),
-            directions_alternate=direction_alternates(last))
+                                      list(c.dozens), list(c.columns)))
 
 
 class BaccaratHistory(History):

@@ -68,7 +68,6 @@ class RouletteBoard(Struct, frozen=True, tag_field="game", tag="roulette"):
     hot: list[NumberCountView]
     cold: list[NumberCountView]
     counts: ChanceCountsView
-    directions_alternate: bool | None  # 004 §X.15 over the spins in `last`
 
 
 class BeadView(Struct, frozen=True):
