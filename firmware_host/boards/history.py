@@ -144,7 +144,8 @@ class BaccaratHistory(History):
             shoe=self.shoe, last_coup=self.last_coup,
             counts=p.BaccaratCounts(n.coups, n.banker, n.player, n.tie, n.banker_pair, n.player_pair),
             bead_plate=[p.BeadView(c.winner, c.banker_pair, c.player_pair) for c in self.coups],
-            big_road=[[p.BigRoadCellView(cell.winner, cell.ties) for cell in col] for col in road],
+            big_road=[[p.BigRoadCellView(cell.winner, cell.ties, cell.banker_pair, cell.player_pair) for cell in col]
+                      for col in road],
             big_eye_boy=derived["big_eye_boy"], small_road=derived["small_road"],
             cockroach_pig=derived["cockroach_pig"],
             layout={name: [[x, y] for x, y in cells] for name, cells in layout.items()},

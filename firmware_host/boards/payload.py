@@ -79,6 +79,8 @@ class BeadView(Struct, frozen=True):
 class BigRoadCellView(Struct, frozen=True):
     winner: str | None  # None: only ties so far this shoe, marked on the first cell
     ties: int
+    banker_pair: bool  # this cell's coup, or a tie marked on it, had a banker pair
+    player_pair: bool
 
 
 class BaccaratCounts(Struct, frozen=True):
