@@ -22,11 +22,12 @@ from .roulette_stats import Spin, chance_counts, colour_of, hot_and_cold
 @dataclass(frozen=True, slots=True)
 class BoardSettings:
     """How much history boards show: the last `last_n` results; roulette hot / cold numbers and
-    chance counts over the last `window` spins, `hot_cold` numbers each."""
+    chance counts over the last `window` spins, `hot_cold` numbers each; the labels' languages."""
 
     last_n: int = 20
     window: int = 100
     hot_cold: int = 5
+    languages: tuple[str, ...] = ("en",)
 
     def __post_init__(self) -> None:
         if not (1 <= self.last_n <= 1000 and 1 <= self.window <= 10_000 and 1 <= self.hot_cold <= 37):
@@ -66,7 +67,8 @@ class History:
     def message(self, utc: str) -> p.BoardMessage:
         """The retained `board` payload (its `seq` is filled in by the outbox)."""
         return p.BoardMessage(table=self.table_id, utc=utc, round=self.round, round_id=self.round_id,
-                              reset=self.reset_reason, table_info=self.table, board=self.board())
+                              reset=self.reset_reason, languages=list(self.settings.languages),
+                              table_info=self.table, board=self.board())
 
     def _followed(self, round: int | None, round_id: str | None) -> None:
         self.round, self.round_id = round, round_id

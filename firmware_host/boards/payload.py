@@ -179,6 +179,7 @@ class BoardMessage(Struct, frozen=True, kw_only=True, tag_field="type", tag="boa
     round: int | None = None  # the round this board follows; None after a reset
     round_id: str | None = None
     reset: str | None = None  # why the history was last emptied: "new_session" or "new_shoe"
+    languages: list[str] = msgspec.field(default_factory=lambda: ["en"])  # the table's [board] languages: the first large, a second under it
     table_info: TableInfo | None = None
     board: AnyBoard
 
