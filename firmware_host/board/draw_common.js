@@ -186,6 +186,6 @@ window.BoardDraw = (function () {
     return games[game];
   }
 
-  return { el, tagged, panel, facts, die, dice, colourOf, money, drawLimits, drawPaytable, flash, voidKey, numberBall,
-           drawHeroFromResult, register, drawerFor, label: T.label };
+  return { el, tagged, panel, facts, dice, numberBall, drawLimits, drawPaytable, flash, voidKey, drawHeroFromResult,
+           register, drawerFor };
 })();

@@ -234,5 +234,5 @@ window.BoardText = (function () {
     return LOCALE[languages()[0]];
   }
 
-  return { TEXT, label, primary, setUrlLanguages, setTableLanguages, languages, locale, chineseGlyphsRender };
+  return { TEXT, label, primary, setUrlLanguages, setTableLanguages, locale };
 })();
