@@ -62,13 +62,13 @@
     const bar = (parts) => {
       const b = D.el("div", "bar");
       parts.forEach(([key, vars, n, cls]) => {
-        const seg = D.el("div", `seg ${cls}`, `${key ? T.primary(key, vars) : "0"} ${pct(n)}%`);
+        const seg = D.el("div", `seg ${cls}`, `${T.primary(key, vars)} ${pct(n)}%`);
         seg.style.flexGrow = String(Math.max(n, 0.0001) + (c.spins ? 0 : 1));
         b.appendChild(seg);
       });
       return b;
     };
-    const zero = [null, null, c.zero, "green"];
+    const zero = ["roulette.zero", {}, c.zero, "green"];
     stats.appendChild(bar([["roulette.red", {}, c.red, "red"], zero, ["roulette.black", {}, c.black, "black"]]));
     stats.appendChild(bar([["roulette.odd", {}, c.odd, "odd"], zero, ["roulette.even", {}, c.even, "even"]]));
     stats.appendChild(bar([["roulette.low", {}, c.low, "low"], zero, ["roulette.high", {}, c.high, "high"]]));

@@ -14,6 +14,7 @@ from firmware_host.config import BoardLanguage
 
 from .page_fixtures import LANDSCAPE, PORTRAIT, chromium, page_server, screens, screenshot, ws_broker  # noqa: F401
 from .page_tables import open_board, played_table
+from .test_board_layouts import check_layout
 
 pytestmark = pytest.mark.slow
 CJK = range(0x4E00, 0xA000)
@@ -50,7 +51,7 @@ def test_every_label_exists_in_every_language_the_config_allows(screens, page_se
     ("en,pt", ["PLACE YOUR BETS", "FAÇAM AS VOSSAS APOSTAS"], "T", "banker"),
 ])
 def test_labels_in_one_language_or_two(screens, page_server, ws_broker, lang, phase, tie, banker):
-    table = played_table("baccarat", ws_broker, results=40)
+    table = played_table("baccarat", ws_broker, results=60)
     try:
         table.announce("betting", 30.0)
         for orientation, viewport in (("landscape", LANDSCAPE), ("portrait", PORTRAIT)):
@@ -63,6 +64,7 @@ def test_labels_in_one_language_or_two(screens, page_server, ws_broker, lang, ph
             assert labels(page, "#paytable .pay[data-bet='banker'] .bet-name")[0] == banker
             beads = set(page.locator(".bead-plate .bead").all_inner_texts())
             assert beads <= {"B", "P", tie} and tie in beads  # one letter per cell, the first language's
+            check_layout(page, f"baccarat {lang}", orientation)
             screenshot(page, f"baccarat-{orientation}-{lang.replace(',', '+')}")
     finally:
         table.stop()
@@ -90,7 +92,7 @@ def test_languages_come_from_the_tables_config_and_the_url_overrides_them(screen
 
 
 def test_chinese_with_english_under_it_or_a_legible_board_without_a_chinese_font(screens, page_server, ws_broker):
-    table = played_table("baccarat", ws_broker, results=40, languages=("zh", "en"))
+    table = played_table("baccarat", ws_broker, results=60, languages=("zh", "en"))
     try:
         table.announce("betting", 30.0)
         shown = []
@@ -107,6 +109,7 @@ def test_chinese_with_english_under_it_or_a_legible_board_without_a_chinese_font
                 assert labels(page, "#phase-name") == ["請下注", "PLACE YOUR BETS"]
                 assert labels(page, "#game-name") == ["百家樂", "PUNTO BANCO"]
                 assert set(page.locator(".bead-plate .bead").all_inner_texts()) <= {"莊", "閒", "和"}
+                check_layout(page, "baccarat zh,en", orientation)
                 screenshot(page, f"baccarat-{orientation}-zh+en")
             else:  # no Chinese font: English alone, never boxes
                 assert font == "missing"
