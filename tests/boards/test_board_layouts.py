@@ -48,7 +48,7 @@ def check_layout(page, game: str, orientation: str) -> None:
 def test_every_game_in_landscape_and_portrait(screens, page_server, ws_broker, game):
     replay = played_table(game, ws_broker, results=60 if game == "baccarat" else 30)
     try:
-        replay.announce("betting", 30.0)
+        replay.announce("betting", 120.0)
         for orientation, viewport in (("landscape", LANDSCAPE), ("portrait", PORTRAIT)):
             page = screens.open(viewport)
             open_board(page, page_server, ws_broker, f"{game}-1")
@@ -56,7 +56,7 @@ def test_every_game_in_landscape_and_portrait(screens, page_server, ws_broker, g
                                    " && document.getElementById('phase').dataset.timer === 'running'", timeout=10_000)
             assert page.evaluate("document.body.dataset.game") == ("baccarat" if game == "baccarat" else game)
             assert page.locator("#phase-name").inner_text() == "PLACE YOUR BETS"
-            assert 0 < int(page.locator("#timer-seconds").inner_text()) <= 30
+            assert 0 < int(page.locator("#timer-seconds").inner_text()) <= 120
             check_layout(page, game, orientation)
             screenshot(page, f"{game}-{orientation}")
     finally:
