@@ -167,8 +167,5 @@ class OutboxSender:
         self.stats.handed += 1
 
     def _mark_sent(self, conn, seqs: list[int]) -> None:
-        utc = self.clock.utc()
-        conn.execute("BEGIN IMMEDIATE")
-        conn.executemany("UPDATE outbox SET sent_utc = ? WHERE seq = ?", [(utc, s) for s in seqs])
-        conn.execute("COMMIT")
+        self.journal.mark_sent(seqs, conn=conn)  # each mark MAC'd to its message (journal/store.py)
         self.stats.last_sent_seq = max(self.stats.last_sent_seq, max(seqs))
