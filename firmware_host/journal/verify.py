@@ -133,4 +133,4 @@ def walk_outbox(conn: sqlite3.Connection, chain: Chain, base: Base, path: Path, 
         record, seal = seals[index]
         raise JournalCorrupt(f"{path}: outbox messages {max(seal.first, next_seq)}-{seal.last} of record {record} "
                              "are missing (deleted?)")
-    return WalkEnd(expected - 1, previous, next_seq - 1)
+    return next_seq - 1
