@@ -7,6 +7,7 @@ import logging
 import os
 import time
 from pathlib import Path
+from typing import Callable
 
 from .rounds.inputs import Evidence
 
@@ -16,21 +17,31 @@ log = logging.getLogger(__name__)
 class EvidenceStore:
     """Files under `<storage>/evidence/`, referenced from results by relative path and SHA-256."""
 
-    def __init__(self, storage: Path, retention_days: int) -> None:
+    def __init__(self, storage: Path, retention_days: int, on_failure: Callable[[str], None] | None = None) -> None:
         self.storage = Path(storage)
         self.folder = self.storage / "evidence"
         self.folder.mkdir(parents=True, exist_ok=True)
         self.retention_days = retention_days
+        self.on_failure = on_failure  # the disk watch: a refused write locks the table out
 
-    def save(self, name: str, content: bytes) -> Evidence:
-        """Write durably (fsync) and return the reference a result carries."""
+    def save(self, name: str, content: bytes) -> Evidence | None:
+        """Write durably (fsync) and return the reference a result carries; None (reported to `on_failure`)
+        when the disk refuses the write, so the device thread that called goes on and the table locks out."""
         path = self.folder / name
         tmp = path.with_suffix(path.suffix + ".tmp")
-        with open(tmp, "wb") as handle:
-            handle.write(content)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
+        try:
+            with open(tmp, "wb") as handle:
+                handle.write(content)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        except OSError as exc:
+            reason = f"{path}: cannot write evidence: {exc.strerror or exc}"
+            log.error("%s", reason)
+            tmp.unlink(missing_ok=True)
+            if self.on_failure:
+                self.on_failure(reason)
+            return None
         return Evidence(str(path.relative_to(self.storage)), hashlib.sha256(content).hexdigest())
 
     def prune(self, now: float | None = None) -> int:

@@ -14,6 +14,7 @@ a record too is stamped first with `Transaction.stamp` and published as the same
 
 from __future__ import annotations
 
+import itertools
 import secrets
 import sqlite3
 import threading
@@ -387,13 +388,22 @@ class Journal:
         with self._lock:
             rows = self._conn.execute(f"SELECT seq, kind, round, utc, body FROM records WHERE {' AND '.join(where)} "
                                       "ORDER BY seq", args).fetchall()
-        return iter([Record(*row) for row in rows])
+        live = [Record(*row) for row in rows]
+        if after >= self.base.records or self.base.archive is None:
+            return iter(live)
+        from .archive import archived_records  # a reader reaching before this file reads the archives first
+
+        older = archived_records(self.path.parent, self, after, " AND ".join(where[1:]) or "1", args[1:])
+        return itertools.chain([r for r in older if r.seq <= self.base.records], live)
 
     def last_record(self, kinds: tuple[str, ...]) -> Record | None:
         """The newest record of any of these kinds."""
         with self._lock:
             row = self._conn.execute(f"SELECT seq, kind, round, utc, body FROM records WHERE kind IN "
                                      f"({','.join('?' * len(kinds))}) ORDER BY seq DESC LIMIT 1", kinds).fetchone()
+        if row is None and self.base.archive is not None:
+            older = list(self.records(kinds=kinds, after=0))
+            return older[-1] if older else None
         return Record(*row) if row else None
 
     def rounds(self, last: int) -> list[int]:

@@ -20,6 +20,7 @@ class Topics:
 
     def __init__(self, prefix: str, table_id: str) -> None:
         self.base = f"{prefix}/tables/{table_id}"
+        self.ledger_anchor = f"{prefix}/ledger/anchors/{table_id}"  # retained by the back-office ledger
         self.availability = f"{self.base}/availability"
         self.state = f"{self.base}/state"
         self.result = f"{self.base}/result"
