@@ -114,18 +114,26 @@ def _response(engine, txn: Transaction, ticket: str, accepted: bool, reason: str
 
 
 def handle_recall(engine, message: Inbound) -> None:
-    from ..recall import recall_rounds
-    from ..mqtt.contract import RecallResponse
+    from ..recall import messages_since, recall_rounds
+    from ..mqtt.contract import MessagesRequest, MessagesResponse, RecallResponse
 
     reply = reply_for(engine, message, f"{engine.topics.recall}/response")
     try:
-        request = decode_request(message.payload, RecallRequest)
-        rounds = recall_rounds(engine.journal, request.last)
+        request = decode_request(message.payload, RecallRequest | MessagesRequest)
     except BadRequest as exc:
         log.warning("bad recall request: %s", exc)
-        rounds = []
+        request = exc
     with engine.journal.transaction() as txn:
-        respond(txn, reply, RecallResponse(table=engine.settings.table_id, seq=0, utc=txn.utc, rounds=rounds))
+        if isinstance(request, MessagesRequest):
+            empty = MessagesResponse(table=engine.settings.table_id, seq=0, utc=txn.utc)
+            answer = messages_since(engine.journal, engine.topics.base, request, empty)
+        elif isinstance(request, BadRequest) and b'"messages"' in message.payload:
+            answer = MessagesResponse(table=engine.settings.table_id, seq=0, utc=txn.utc, reason="bad_request",
+                                      message=f"not a messages request: {request}")
+        else:
+            rounds = recall_rounds(engine.journal, request.last) if isinstance(request, RecallRequest) else []
+            answer = RecallResponse(table=engine.settings.table_id, seq=0, utc=txn.utc, rounds=rounds)
+        respond(txn, reply, answer)
 
 
 def handle_console_request(engine, message: Inbound) -> None:

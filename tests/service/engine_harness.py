@@ -35,11 +35,11 @@ class RecordingDevices:
         self.calls.append(("show", fields))
 
 
-def make_engine(path: Path, game: str = "craps", **table) -> RoundEngine:
+def make_engine(path: Path, game: str = "craps", key: bytes | None = None, **table) -> RoundEngine:
     source = str(ROOT / "config" / f"sim-{game}.toml")
     config = load_config(source)
     config = msgspec.structs.replace(config, table=msgspec.structs.replace(config.table, **table))
-    journal = Journal.open(path)
+    journal = Journal.open(path, key=key)
     engine = RoundEngine(engine_settings(config), journal, Topics("tablehw", config.table.id),
                          family_factory(config, source), RecordingDevices())
     recovery.start(engine)
