@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass
 
 from .clock import SystemClock
-from .journal import Journal, OutgoingMessage, connect, read_messages
+from .journal import Journal, OutgoingMessage, StorageFailure, connect, read_messages
 from .mqtt.link import Acked, Connected, Disconnected, MqttLink, message_properties
 
 log = logging.getLogger(__name__)
@@ -167,5 +167,9 @@ class OutboxSender:
         self.stats.handed += 1
 
     def _mark_sent(self, conn, seqs: list[int]) -> None:
-        self.journal.mark_sent(seqs, conn=conn)  # each mark MAC'd to its message (journal/store.py)
+        try:
+            self.journal.mark_sent(seqs, conn=conn)  # each mark MAC'd to its message (journal/store.py)
+        except StorageFailure as exc:  # the service locks out on the same disk; these are sent again at start
+            log.error("outbox: %d sent marks not written: %s", len(seqs), exc)
+            return
         self.stats.last_sent_seq = max(self.stats.last_sent_seq, max(seqs))
