@@ -172,7 +172,8 @@ class TableService:
     def play(self, journal: Journal, disk: DiskWatch, pending_check: AnchorCheck | None) -> int:
         """Run the table on a checked journal; with `pending_check` the MQTT link waits for the anchor check."""
         storage = self.config.storage or StorageSection()
-        evidence = EvidenceStore(self.storage, storage.evidence_retention_days, on_failure=disk.report)
+        evidence = EvidenceStore(self.storage, storage.evidence_retention_days, on_failure=disk.report,
+                                 table=self.table_id, clock=journal.clock)
         evidence.prune()
         devices, terminals = self.devices(evidence)
         settings = engine_settings(self.config)
