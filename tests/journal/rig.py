@@ -20,7 +20,7 @@ def play(engine, rounds: int) -> None:
     """Craps rounds by hand: one pass-line bet, no more bets, throw, a reading (3-4: a point, then 7)."""
     for _ in range(rounds):
         ticket = f"t{engine.round}-{len(engine.tickets)}"
-        feed(engine, bet(engine, ticket, "pass", 1000))
+        feed(engine, bet(engine, ticket, "pass", 5000))
         engine.close_betting(who="dealer")
         engine.family.handle(ThrowStarted(engine.round, engine.attempt))
         engine.family.handle(DiceSeen(engine.round, engine.attempt, (3, 4), None, None))

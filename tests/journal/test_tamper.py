@@ -23,9 +23,9 @@ def settled(path):
 
 
 def edit_settlement(path):
-    """The operator "fixes" round 3's settlement: the bet won; record and published copy both edited."""
+    """The operator "fixes" round 3's settlement: the bet paid ten times; record and published copy edited."""
     seq, body = settled(path)[2]
-    forged = body.replace(b'"result":"lose"', b'"result":"win"').replace(b'"paid":0', b'"paid":1000')
+    forged = body.replace(b'"paid":5000', b'"paid":50000')
     assert forged != body
     sql(path, ("UPDATE records SET body = ? WHERE seq = ?", forged, seq),
         ("UPDATE outbox SET payload = ? WHERE payload = ?", forged, body))
