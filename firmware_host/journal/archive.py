@@ -29,7 +29,7 @@ import msgspec
 
 from .errors import JournalCorrupt, JournalError
 from .folder import archive_folder
-from .store import OUTBOX_RECORD, SCHEMA, Base, Record, connect, disk_failure
+from .rows import OUTBOX_RECORD, SCHEMA, Base, Record, connect, disk_failure
 from .verify import check_base, check_key, walk
 
 if TYPE_CHECKING:

@@ -20,7 +20,8 @@ from ..clock import SystemClock
 from .anchor import Anchor
 from .errors import JournalError
 from .folder import holding, journal_path
-from .store import Base, Journal
+from .rows import Base
+from .store import Journal
 
 log = logging.getLogger(__name__)
 

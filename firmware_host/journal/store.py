@@ -1,4 +1,4 @@
-"""The journal file: schema, transactions (records + outbox, one fsync), sent marks, and reading back.
+"""The journal file: create (a new epoch), open and verify, commit transactions, mark messages sent, read back.
 
 Integrity (docs/mqtt.md, "Delivery guarantees" and "Lock-out"): each record carries
 `hash = MAC(previous hash, seq, kind, round, utc, body)`, starting from a genesis bound to the
@@ -19,179 +19,20 @@ import secrets
 import sqlite3
 import threading
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 import msgspec
 
 from ..clock import SystemClock
-from .chain import Chain, outbox_digest
-from .errors import JournalCorrupt, JournalError, JournalMissing, StorageFailure
+from .chain import Chain
+from .errors import JournalCorrupt, JournalError, JournalMissing
+from .rows import (EPOCH_RECORD, FORMAT, OUTBOX_RECORD, SCHEMA, Base, MessageProperties, OutgoingMessage, Record,
+                   connect, disk_failure, read_messages)
+from .transaction import Transaction
 
-FORMAT = "2"
-OUTBOX_RECORD = "outbox"
-EPOCH_RECORD = "epoch_started"
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS records (
-    seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, round INTEGER, utc TEXT NOT NULL,
-    body BLOB NOT NULL, hash BLOB NOT NULL);
-CREATE INDEX IF NOT EXISTS records_round ON records(round, seq) WHERE round IS NOT NULL;
-CREATE INDEX IF NOT EXISTS records_kind ON records(kind, seq);
-CREATE TABLE IF NOT EXISTS outbox (
-    seq INTEGER PRIMARY KEY, topic TEXT NOT NULL, payload BLOB, qos INTEGER NOT NULL,
-    retain INTEGER NOT NULL, properties BLOB NOT NULL, created_utc TEXT NOT NULL,
-    checksum BLOB NOT NULL, sent_utc TEXT, sent_mac BLOB);
-CREATE INDEX IF NOT EXISTS outbox_pending ON outbox(seq) WHERE sent_utc IS NULL;
-CREATE INDEX IF NOT EXISTS outbox_topic ON outbox(topic, seq);
-"""
-
-# SQLite's primary result codes for a disk that refuses writes: full, read-only, I/O error, cannot open.
-_DISK_CODES = {13: "the disk is full", 8: "the disk is read-only", 10: "disk I/O error", 14: "cannot open a file"}
-
-
-class MessageProperties(msgspec.Struct, frozen=True, omit_defaults=True):
-    """The MQTT 5 properties an outgoing message carries (stored with it in the outbox)."""
-
-    response_topic: str | None = None  # for requests the service itself makes (none today)
-    correlation_data: bytes | None = None  # echoed back on responses
-    message_expiry_s: int | None = None
-    user_properties: list[tuple[str, str]] = []
-
-
-class Base(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """Where this file's chain and sequence start (MAC'd in meta): the epoch's genesis, or the end of the
-    archive it continues."""
-
-    records: int
-    head: str  # hex: the hash of record `records` (the genesis when 0)
-    seq: int  # the last message seq before this file
-    round_base: int = 0  # a new epoch's rounds continue after this
-    topics: dict[str, int] = {}  # last seq per topic, for topics whose newest message is archived
-    archive: str | None = None  # the archive file (name, in the archive folder) this file continues
-    superseded: list[str] = []  # the epochs this epoch replaced, oldest first
-
-
-@dataclass(frozen=True, slots=True)
-class Record:
-    """One journal record as stored."""
-
-    seq: int
-    kind: str
-    round: int | None
-    utc: str
-    body: bytes
-
-    def data(self) -> Any:
-        return msgspec.json.decode(self.body)
-
-
-@dataclass(frozen=True, slots=True)
-class OutgoingMessage:
-    """One outbox row."""
-
-    seq: int
-    topic: str
-    payload: bytes
-    qos: int
-    retain: bool
-    properties: MessageProperties
-    created_utc: str
-    sent_utc: str | None
-
-
-def connect(path: Path, synchronous: str = "FULL", mode: str = "WAL") -> sqlite3.Connection:
-    """A connection in WAL mode (archives: DELETE) with the given durability; autocommit (transactions
-    are explicit)."""
-    conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=30.0)
-    conn.execute("PRAGMA busy_timeout = 30000")
-    got = conn.execute(f"PRAGMA journal_mode = {mode}").fetchone()[0]
-    if got.lower() != mode.lower():
-        raise JournalError(f"{path}: cannot switch the journal to {mode} mode (got {got})")
-    conn.execute(f"PRAGMA synchronous = {synchronous}")
-    return conn
-
-
-def disk_failure(path: Path, exc: sqlite3.Error) -> StorageFailure | None:
-    """A `StorageFailure` when SQLite's error is the disk's (full, read-only, I/O), else None."""
-    code = getattr(exc, "sqlite_errorcode", None)
-    what = _DISK_CODES.get(code & 0xFF) if isinstance(code, int) else None
-    return StorageFailure(f"{path}: cannot write the journal: {what} ({exc})") if what else None
-
-
-class Transaction:
-    """One atomic write: records and outbox messages, committed (and fsynced) together."""
-
-    def __init__(self, journal: Journal) -> None:
-        self._journal = journal
-        self._conn = journal._conn
-        self._head_seq, self._head_hash = journal._head_seq, journal._head_hash
-        self._next_message = journal._next_message
-        self._topic_heads: dict[str, int] = {}
-        self._checksums: list[bytes] = []
-        self.records_written = 0
-        self.messages_written = 0
-        self.utc = journal.clock.utc()
-
-    def record(self, kind: str, body: Any, round: int | None = None) -> int:
-        """Append a chained critical record; `body` is bytes or anything msgspec encodes as JSON."""
-        data = body if isinstance(body, bytes) else msgspec.json.encode(body)
-        seq = self._head_seq + 1
-        digest = self._journal.chain.link(self._head_hash, seq, kind, round, self.utc, data)
-        self._conn.execute("INSERT INTO records (seq, kind, round, utc, body, hash) VALUES (?, ?, ?, ?, ?, ?)",
-                           (seq, kind, round, self.utc, data, digest))
-        self._head_seq, self._head_hash = seq, digest
-        self.records_written += 1
-        return seq
-
-    def point(self) -> tuple[int, str]:
-        """The record chain here: (records so far, hex hash of the newest) — what `state` publishes."""
-        return self._head_seq, self._head_hash.hex()
-
-    def next_message_seq(self) -> int:
-        """The `seq` the next `publish` in this transaction will get."""
-        return self._next_message
-
-    def prev_seq(self, topic: str) -> int:
-        """The `seq` of the newest message on `topic` in this epoch (0 when none)."""
-        return self._topic_heads.get(topic) or self._journal._topic_heads.get(topic, 0)
-
-    def stamp(self, topic: str, payload: msgspec.Struct) -> msgspec.Struct:
-        """`payload` with the `seq`, `epoch` and `prev_seq` the next `publish` on `topic` gives it (for a
-        payload that is also journalled as a record: stamp, encode, record, then publish those bytes)."""
-        fields: dict[str, Any] = {"seq": self._next_message}
-        if hasattr(payload, "epoch"):
-            fields["epoch"] = self._journal.epoch
-        if hasattr(payload, "prev_seq"):
-            fields["prev_seq"] = self.prev_seq(topic)
-        return msgspec.structs.replace(payload, **fields)
-
-    def publish(self, topic: str, payload: Any, *, retain: bool = False, qos: int = 1,
-                properties: MessageProperties | None = None) -> int:
-        """Queue an outgoing message in the outbox; returns its sequence number. A Struct payload with a
-        `seq` field is stamped (`stamp`); bytes are stored as given."""
-        seq = self._next_message
-        if not isinstance(payload, bytes):
-            payload = msgspec.json.encode(self.stamp(topic, payload) if hasattr(payload, "seq") else payload)
-        props = msgspec.json.encode(properties or MessageProperties())
-        checksum = self._journal.chain.message(seq, topic, qos, retain, props, payload)
-        self._conn.execute(
-            "INSERT INTO outbox (seq, topic, payload, qos, retain, properties, created_utc, checksum) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (seq, topic, payload, qos, int(retain), props, self.utc, checksum))
-        self._checksums.append(checksum)
-        self._topic_heads[topic] = seq
-        self._next_message = seq + 1
-        self.messages_written += 1
-        return seq
-
-    def seal_outbox(self) -> None:
-        """Chain this transaction's messages: one `outbox` record over their checksums."""
-        if self.messages_written:
-            first = self._next_message - self.messages_written
-            self.record(OUTBOX_RECORD, {"first": first, "last": self._next_message - 1,
-                                        "digest": outbox_digest(self._checksums)})
+__all__ = ["OUTBOX_RECORD", "Base", "Journal", "MessageProperties", "OutgoingMessage", "Record", "Transaction",
+           "connect", "read_messages"]
 
 
 class Journal:
@@ -389,8 +230,8 @@ class Journal:
             rows = self._conn.execute(f"SELECT seq, kind, round, utc, body FROM records WHERE {' AND '.join(where)} "
                                       "ORDER BY seq", args).fetchall()
         live = [Record(*row) for row in rows]
-        if after >= self.base.records or self.base.archive is None:
-            return iter(live)
+        if after >= self.base.records or self.base.archive is None or (round is not None and live):
+            return iter(live)  # a round is never split across files: found live, it is all live
         from .archive import archived_records  # a reader reaching before this file reads the archives first
 
         older = archived_records(self.path.parent, self, after, " AND ".join(where[1:]) or "1", args[1:])
@@ -471,13 +312,3 @@ class Journal:
 @contextmanager
 def _nothing() -> Iterator[None]:
     yield
-
-
-def read_messages(conn: sqlite3.Connection, after: int, pending_only: bool, limit: int) -> list[OutgoingMessage]:
-    sql = ("SELECT seq, topic, payload, qos, retain, properties, created_utc, sent_utc FROM outbox WHERE seq > ?"
-           + (" AND sent_utc IS NULL" if pending_only else "") + " ORDER BY seq LIMIT ?")
-    out = []
-    for seq, topic, payload, qos, retain, props, created, sent in conn.execute(sql, (after, limit)):
-        out.append(OutgoingMessage(seq, topic, payload, qos, bool(retain),
-                                   msgspec.json.decode(props, type=MessageProperties), created, sent))
-    return out

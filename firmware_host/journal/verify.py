@@ -17,7 +17,7 @@ import msgspec
 
 from .chain import Chain, outbox_digest
 from .errors import JournalCorrupt
-from .store import OUTBOX_RECORD, Base
+from .rows import OUTBOX_RECORD, Base
 
 if TYPE_CHECKING:
     from .store import Journal

@@ -15,7 +15,6 @@ import logging
 import threading
 import time
 
-import paho.mqtt.client as mqtt
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from .link import Endpoint, LinkSettings, new_client

@@ -48,7 +48,6 @@ def size_mb(path) -> float:
 
 def template_round(tmp_path):
     """One real craps round of 12 bets, written by the round engine: its transactions as (records, messages)."""
-    from firmware_host.mqtt.link import Inbound  # noqa: F401  (the engine's own request path)
     from tests.journal.rig import play
     from tests.service.engine_harness import bet, feed
 
