@@ -127,13 +127,22 @@ def handle_recall(engine, message: Inbound) -> None:
         if isinstance(request, MessagesRequest):
             empty = MessagesResponse(table=engine.settings.table_id, seq=0, utc=txn.utc)
             answer = messages_since(engine.journal, engine.topics.base, request, empty)
-        elif isinstance(request, BadRequest) and b'"messages"' in message.payload:
+        elif isinstance(request, BadRequest) and request_type(message.payload) == "messages":
             answer = MessagesResponse(table=engine.settings.table_id, seq=0, utc=txn.utc, reason="bad_request",
                                       message=f"not a messages request: {request}")
         else:
             rounds = recall_rounds(engine.journal, request.last) if isinstance(request, RecallRequest) else []
             answer = RecallResponse(table=engine.settings.table_id, seq=0, utc=txn.utc, rounds=rounds)
         respond(txn, reply, answer)
+
+
+def request_type(payload: bytes) -> str | None:
+    """The `type` a request says it is, even when the rest of it is wrong (to answer in its own kind)."""
+    try:
+        value = msgspec.json.decode(payload)
+    except msgspec.DecodeError:
+        return None
+    return value.get("type") if isinstance(value, dict) else None
 
 
 def handle_console_request(engine, message: Inbound) -> None:
