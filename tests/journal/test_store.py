@@ -124,3 +124,33 @@ def test_keyed_chain_refuses_a_rebuilt_chain(tmp_path):
     assert Journal.open(path, key=b"secret").verify() == 11
     with pytest.raises(JournalCorrupt, match="written with a key"):
         Journal.open(path)  # no key
+
+
+def test_every_published_state_is_a_point_on_the_chain(tmp_path):
+    """`state.journal` names a record and its hash: each one the table published is an anchor its journal holds."""
+    from .rig import played_journal
+
+    journal = played_journal(tmp_path / "j.sqlite", 4).journal
+    states = [msgspec.json.decode(m.payload) for m in journal.messages() if m.topic.endswith("/state")]
+    assert len(states) > 10
+    for state in states:
+        point = state["journal"]
+        assert journal.record_hash(point["records"]).hex() == point["head"] and state["epoch"] == journal.epoch
+
+
+def test_open_without_create_never_makes_a_journal(tmp_path):
+    from firmware_host.journal import JournalMissing
+
+    with pytest.raises(JournalMissing):
+        Journal.open(tmp_path / "absent.sqlite", create=False)
+    assert not (tmp_path / "absent.sqlite").exists()
+
+
+def test_a_sent_mark_is_written_once(tmp_path):
+    journal = Journal.open(tmp_path / "j.sqlite")
+    with journal.transaction() as txn:
+        txn.publish("t/a", b"{}")
+    journal.mark_sent([1])
+    first = journal.messages()[0].sent_utc
+    journal.mark_sent([1])  # a duplicate PUBACK after a re-send does not move it
+    assert journal.messages()[0].sent_utc == first and journal.verify() == 3
