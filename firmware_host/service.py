@@ -133,8 +133,11 @@ class TableService:
     # --- running ---------------------------------------------------------------------------------
     def run(self) -> int:
         """Check, then play until stopped; the exit status (0, or EXIT_LOCKED / EXIT_STORAGE / EXIT_NO_ANCHOR)."""
-        with holding(self.storage, "starting this table"):
-            return self._checked_run()
+        try:
+            with holding(self.storage, "starting this table"):
+                return self._checked_run()
+        except StorageFailure as exc:  # the folder itself cannot be used (read-only, gone)
+            return self.lock_out(str(exc), EXIT_STORAGE)
 
     def _checked_run(self) -> int:
         storage = self.config.storage or StorageSection()

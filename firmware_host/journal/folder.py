@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from .errors import JournalError
+from .errors import JournalError, StorageFailure
 
 JOURNAL_FILE = "journal.sqlite"
 ARCHIVE_FOLDER = "archive"
@@ -31,8 +31,11 @@ def archive_folder(storage: Path) -> Path:
 @contextmanager
 def holding(storage: Path, what: str) -> Iterator[None]:
     """Hold the folder's lock for the duration; `StorageBusy` when someone else holds it."""
-    Path(storage).mkdir(parents=True, exist_ok=True)
-    fd = os.open(Path(storage) / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o640)
+    try:
+        Path(storage).mkdir(parents=True, exist_ok=True)
+        fd = os.open(Path(storage) / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o640)
+    except OSError as exc:
+        raise StorageFailure(f"{storage}: cannot use the storage folder: {exc.strerror or exc}") from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -86,3 +86,14 @@ def test_below_the_minimum_free_space_the_table_does_not_open(broker, tmp_path):
     done = run_table(config, rounds=1, timeout_s=60)
     assert done.returncode == 74, done.stderr[-3000:]
     assert "below the minimum of 1000000 MB" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_read_only_disk_locks_out_and_reopens_when_writable(broker, tmp_path, small_disk):
+    config = table_config(tmp_path, "craps", broker.url, sections={"storage": {"disk_minimum_mb": 0}}, **FAST)
+    assert run_table(config, rounds=1).returncode == 0
+    subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
+    done = run_table(config, rounds=1, timeout_s=60)
+    assert done.returncode == 74, done.stderr[-3000:]
+    assert "LOCKED OUT" in done.stderr and "Read-only file system" in done.stderr and "Traceback" not in done.stderr
+    subprocess.run(["mount", "-o", "remount,rw", str(small_disk)], check=True)
+    assert run_table(config, rounds=1).returncode == 0
