@@ -19,7 +19,7 @@ from ..service.engine_harness import bet, feed, make_engine
 def play(engine, rounds: int) -> None:
     """Craps rounds by hand: one pass-line bet, no more bets, throw, a reading (3-4: a point, then 7)."""
     for _ in range(rounds):
-        ticket = f"t{engine.round}-{len(engine.tickets)}"
+        ticket = f"t{engine.round}-{engine.attempt}-{len(engine.journal.messages())}"
         feed(engine, bet(engine, ticket, "pass", 5000))
         engine.close_betting(who="dealer")
         engine.family.handle(ThrowStarted(engine.round, engine.attempt))

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import json
 
-from firmware_host.mqtt.link import Inbound
-from firmware_host.rounds.requests import handle_batch
-
+from ..service.engine_harness import feed, request
 from .rig import played_journal
+
+REPLY = "tablehw/replies/ledger/gaps"
 
 
 def ask(engine, body: dict) -> dict:
-    handle_batch(engine, [Inbound(engine.topics.recall, json.dumps({"schema": 1, **body}).encode(),
-                                  "tablehw/replies/ledger/x", b"c-1")])
-    (reply,) = [m for m in engine.journal.messages() if m.topic == "tablehw/replies/ledger/x"][-1:]
+    feed(engine, request(engine, "recall", "ledger", {"schema": 1, **body}, REPLY, b"c-1"))
+    (reply,) = [m for m in engine.journal.messages() if m.topic == REPLY][-1:]
     return json.loads(reply.payload)
 
 
