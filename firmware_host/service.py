@@ -2,8 +2,8 @@
 
     TableService(config, "config/craps.toml", simulate=True, rounds=10).run()  -> exit status
 
-Start-up order: hold the storage folder's lock → load the journal key → no journal file: create one
-only if the broker answers and holds no anchor for the table (startup.py) → verify the journal
+Start-up order: hold the storage folder's lock → load the journal key → no journal file: refused if
+the broker holds an anchor for the table (it published before), else a new one (startup.py) → verify the journal
 (journal/verify.py) → compare it with the broker's retained `state` and the ledger's anchor → check
 the disk → archive the live journal's older part when due → rebuild the result board and queue it →
 connect MQTT in the background (after the anchor check: with the broker unreachable the table plays,
@@ -14,7 +14,8 @@ current step, waits (bounded) for the outbox and says "offline".
 Lock-outs (availability `locked` with the reason, docs/deploy.md §4): a journal that fails its check,
 a wrong or unreadable key, a journal behind its anchor → exit 78; the disk full, read-only or
 failing (at start or while playing) → exit 74. systemd restarts neither (RestartPreventExitStatus).
-No journal and no broker to ask → exit 75, which systemd retries.
+No journal and no broker to ask: a new journal plays unchecked, and the check that it never published
+before runs, before anything leaves, once the broker answers.
 """
 
 from __future__ import annotations
@@ -50,7 +51,6 @@ log = logging.getLogger(__name__)
 
 EXIT_LOCKED = 78  # EX_CONFIG: journal, key or anchor check failed; RestartPreventExitStatus keeps it down
 EXIT_STORAGE = 74  # EX_IOERR: the disk is full, read-only or failing; RestartPreventExitStatus keeps it down
-EXIT_NO_ANCHOR = 75  # EX_TEMPFAIL: no journal yet and the broker is unreachable; systemd retries
 
 
 class DeviceStartError(TableError):
@@ -133,7 +133,7 @@ class TableService:
 
     # --- running ---------------------------------------------------------------------------------
     def run(self) -> int:
-        """Check, then play until stopped; the exit status (0, or EXIT_LOCKED / EXIT_STORAGE / EXIT_NO_ANCHOR)."""
+        """Check, then play until stopped; the exit status (0, or EXIT_LOCKED / EXIT_STORAGE)."""
         try:
             with holding(self.storage, "starting this table"):
                 return self._checked_run()
@@ -147,24 +147,18 @@ class TableService:
         except ConfigError as exc:
             return self.lock_out(str(exc))
         path = journal_path(self.storage)
-        check = AnchorCheck(path, self.link_settings, self.topics, storage.anchor_wait_s)
+        check = AnchorCheck(path, self.topics, storage.anchor_wait_s, created=not path.exists())
         try:
-            if not path.exists() and not check.before_open():
-                log.error("%s: no journal and the broker cannot be reached to check that this table never "
-                          "published: not creating one; systemd retries", path)
-                self.notifier.status("waiting for the broker to create the journal")
-                return EXIT_NO_ANCHOR
             journal = Journal.open(path, key=key)
         except StorageFailure as exc:
             return self.lock_out(str(exc), EXIT_STORAGE)
         except JournalError as exc:
             return self.lock_out(str(exc))
         try:
-            checked = check.after_open(journal)
             disk = DiskWatch(self.storage, warning_mb=storage.disk_warning_mb, minimum_mb=storage.disk_minimum_mb)
             disk.check()
             rotate(journal, self.storage, self.rotation)
-            return self.play(journal, disk, None if checked else check)
+            return self.play(journal, disk, check)
         except StorageFailure as exc:
             return self.lock_out(str(exc), EXIT_STORAGE)
         except JournalError as exc:
@@ -173,8 +167,8 @@ class TableService:
             check.stop()
             journal.close()
 
-    def play(self, journal: Journal, disk: DiskWatch, pending_check: AnchorCheck | None) -> int:
-        """Run the table on a checked journal; with `pending_check` the MQTT link waits for the anchor check."""
+    def play(self, journal: Journal, disk: DiskWatch, check: AnchorCheck) -> int:
+        """Run the table on a verified journal; the outbox sends nothing until `check` has passed."""
         storage = self.config.storage or StorageSection()
         evidence = EvidenceStore(self.storage, storage.evidence_retention_days, on_failure=disk.report,
                                  table=self.table_id, clock=journal.clock)
@@ -200,15 +194,25 @@ class TableService:
                                                  availability(self.table_id, "online")),
                         subscriptions=self.topics.inbound(), on_message=self.gate, on_status=engine.inbox.put)
         sender = OutboxSender(journal, link, replies_prefix=self.topics.replies)
-        link.on_delivery = sender.deliver
+        checked = threading.Event()
+
+        def release() -> None:  # the anchor check passed: from now on the outbox delivers
+            link.on_delivery = sender.deliver
+            if link.connected:
+                sender.deliver(Connected(False))
+            checked.set()
+
         sender.start()
-        if pending_check is None:
-            link.start()
-        else:
-            pending_check.watch(journal, link.start, self._failed)
+        check.start(journal, link, release, self._failed)
+        link.start()
+        if not checked.wait(check.wait_s) and self.failure is None:
+            log.error("table %s: the broker did not answer within %.1f s: the journal's anchor is unchecked; the "
+                      "table plays and publishes nothing until the check has run", self.table_id, check.wait_s)
         rotation = Rotation(journal, self.storage, self.rotation, self._failed)
         self._signals()
         try:
+            if self.failure is not None:
+                raise self.failure
             devices.start(engine.inbox.put)
             health = devices.handshake(10.0)
             engine.health.update(health)
@@ -230,9 +234,9 @@ class TableService:
             devices.stop()
             if terminals is not None:
                 terminals.stop()
-            if not link.connected:
-                log.warning("stopping without a broker: %d messages not sent stay in the journal and leave at the "
-                            "next start", len(journal.messages(pending_only=True)))
+            if not link.connected or not checked.is_set():
+                log.warning("stopping without a broker (or before the anchor check): %d messages not sent stay in "
+                            "the journal and leave at the next start", len(journal.messages(pending_only=True)))
             elif not sender.wait_sent(10.0):
                 log.warning("stopping with messages still in the outbox: they leave at the next start")
             link.stop(availability(self.table_id, "offline"))

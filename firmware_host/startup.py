@@ -1,13 +1,13 @@
-"""The start-up checks of a table: its journal against the anchors held outside the Pi (docs/mqtt.md, "Lock-out").
+"""The start-up anchor check of a table: its journal against what it already published (docs/mqtt.md, "Lock-out").
 
-    check = AnchorCheck(journal_file, link_settings, topics, wait_s)
-    check.before_open()      # no journal file: refused (JournalBehindAnchor) if anything was published
-    check.after_open(journal)  # True: compared and matched; False: broker unreachable (check later)
-    check.watch(journal, on_checked, on_behind)   # the later check, on a thread, once the broker answers
+    check = AnchorCheck(journal_file, topics, wait_s, created=not journal_file.exists())
+    check.start(journal, link, on_checked, on_failure)   # on a thread: once the link is connected,
+                                                         # read the anchors on it, compare, call back
 
-A journal behind its anchor raises `JournalBehindAnchor` with the reason. When the broker cannot be
-reached the table plays (a broker outage must not silence a table) but its MQTT link stays down, so
-nothing it plays is published before the check has run; `state.journal.anchor` says "unchecked" until then.
+The anchors are the broker's retained `T/state` and the ledger's retained anchor, read on the table's
+own MQTT connection. Until the check has passed the outbox sends nothing (service.py wires it to the
+link only then), so a journal behind its anchor is locked out before anything it played leaves, and a
+broker outage at start does not silence the table: it plays, `state.journal.anchor` = "unchecked".
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import threading
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import msgspec
 
@@ -24,57 +24,42 @@ from .journal.anchor import Anchor, behind, from_ledger, from_state
 from .journal.archive import archived_hash
 from .mqtt.contract import Topics
 from .mqtt.link import LinkSettings
-from .mqtt.retained import read_retained
+from .mqtt.retained import read_retained, read_retained_once
 
 log = logging.getLogger(__name__)
 
 NEW_EPOCH = "a supervisor must start a new epoch (`tablehw journal new-epoch`, docs/deploy.md §4)"
 
 
-class AnchorCheck:
-    """Reads the retained `T/state` and the ledger's anchor (bounded wait) and compares them with the journal."""
+def anchors_in(topics: Topics, payloads: dict[str, bytes] | None) -> list[Anchor] | None:
+    """The anchors among retained payloads ([] when none; None when the broker did not answer)."""
+    if payloads is None:
+        return None
+    anchors = [from_state(payloads[topics.state])] if topics.state in payloads else []
+    if topics.ledger_anchor in payloads:
+        anchors.append(from_ledger(payloads[topics.ledger_anchor]))
+    return [a for a in anchors if a is not None]
 
-    def __init__(self, journal_file: Path, settings: LinkSettings, topics: Topics, wait_s: float) -> None:
-        self.journal_file, self.settings, self.topics, self.wait_s = Path(journal_file), settings, topics, wait_s
-        self._anchors: list[Anchor] | None = None
+
+def read_anchors(settings: LinkSettings, topics: Topics, wait_s: float) -> list[Anchor] | None:
+    """The anchors, on a connection of its own (for the CLI, the table stopped)."""
+    return anchors_in(topics, read_retained_once(settings, [topics.state, topics.ledger_anchor], wait_s))
+
+
+class AnchorCheck:
+    """Compares the journal with the anchors read on the table's link, once it is connected."""
+
+    def __init__(self, journal_file: Path, topics: Topics, wait_s: float, *, created: bool) -> None:
+        self.journal_file, self.topics, self.wait_s, self.created = Path(journal_file), topics, wait_s, created
         self._stop = threading.Event()
 
-    def read(self) -> list[Anchor] | None:
-        """The anchors the broker holds for this table ([] when none); None when it cannot be reached."""
-        payloads = read_retained(self.settings, [self.topics.state, self.topics.ledger_anchor], self.wait_s)
-        if payloads is None:
-            return None
-        anchors = [from_state(payloads[self.topics.state])] if self.topics.state in payloads else []
-        if self.topics.ledger_anchor in payloads:
-            anchors.append(from_ledger(payloads[self.topics.ledger_anchor]))
-        return [a for a in anchors if a is not None]
-
-    def before_open(self) -> bool:
-        """There is no journal file: True when a new one may be created (the broker answered and holds no
-        anchor); False when the broker cannot be reached. Raises `JournalBehindAnchor` when the table had
-        published before: its journal was deleted."""
-        self._anchors = self.read()
-        if self._anchors is None:
-            return False
-        if self._anchors:
-            a = self._anchors[0]
-            raise JournalBehindAnchor(f"{self.journal_file}: no journal, but {a.source} says epoch {a.epoch} "
-                                      f"published up to seq {a.seq} (round {a.round}): the journal was deleted; "
-                                      f"{NEW_EPOCH}")
-        return True
-
-    def after_open(self, journal: Journal) -> bool:
-        """Compare (reading the anchors unless `before_open` did); True when checked, False when the broker
-        cannot be reached. Raises `JournalBehindAnchor`."""
-        anchors = self._anchors if self._anchors is not None else self.read()
-        if anchors is None:
-            log.error("table %s: the broker cannot be reached: the journal's anchor is unchecked; the table plays "
-                      "and publishes nothing until the check has run", self.topics.base)
-            return False
-        self.compare(journal, anchors)
-        return True
-
     def compare(self, journal: Journal, anchors: list[Anchor]) -> None:
+        """Raises `JournalBehindAnchor`; else marks the journal checked and journals what was compared."""
+        if self.created and anchors:
+            a = anchors[0]
+            raise JournalBehindAnchor(f"{self.journal_file}: there was no journal at start, but {a.source} says "
+                                      f"epoch {a.epoch} published up to seq {a.seq} (round {a.round}): the journal "
+                                      f"was deleted; {NEW_EPOCH}")
         for anchor in anchors:
             reason = behind(journal, anchor, lambda n: archived_hash(self.journal_file.parent, journal, n))
             if reason:
@@ -84,16 +69,19 @@ class AnchorCheck:
             txn.record("anchor_checked", {"anchors": [msgspec.structs.asdict(a) for a in anchors]})
         log.info("journal anchor checked against %s", ", ".join(a.source for a in anchors) or "an empty broker")
 
-    def watch(self, journal: Journal, on_checked: Callable[[], None], on_failure: Callable[[JournalError], None],
-              retry_s: float = 5.0) -> threading.Thread:
-        """Retry on a thread until the broker answers, then call `on_checked()`, or `on_failure(error)` when
-        the journal is behind (`JournalBehindAnchor`) or the check could not be journalled (`StorageFailure`)."""
+    def start(self, journal: Journal, link: Any, on_checked: Callable[[], None],
+              on_failure: Callable[[JournalError], None]) -> threading.Thread:
+        """On a thread: wait for `link` to connect, read the anchors on it, then `on_checked()`, or
+        `on_failure(error)` when the journal is behind (or the check could not be journalled)."""
 
         def run() -> None:
-            while not self._stop.wait(retry_s):
-                anchors = self.read()
-                if anchors is None:
+            while not self._stop.wait(0.1):
+                if not link.connected:
                     continue
+                anchors = anchors_in(self.topics, read_retained(link.client, [self.topics.state,
+                                                                              self.topics.ledger_anchor], self.wait_s))
+                if anchors is None:
+                    continue  # the connection went while asking: ask again on the next one
                 try:
                     self.compare(journal, anchors)
                 except JournalError as exc:

@@ -14,7 +14,7 @@ from ..journal.folder import holding, journal_path
 from ..mqtt.contract import Topics
 from ..service import link_settings
 from ..service_config import MqttSection, StorageSection, storage_path
-from ..startup import AnchorCheck
+from ..startup import read_anchors
 
 
 def register(subparsers) -> None:
@@ -42,8 +42,7 @@ def run(args: argparse.Namespace) -> int:
     key = load_key(storage.journal_key_file)
     if args.action == "new-epoch":
         topics = Topics((config.mqtt or MqttSection()).prefix, config.table.id)
-        check = AnchorCheck(journal_path(folder), link_settings(config, None), topics, storage.anchor_wait_s)
-        anchors = check.read()
+        anchors = read_anchors(link_settings(config, None), topics, storage.anchor_wait_s)
         if anchors is None:
             raise JournalError("cannot reach the broker to read the anchors the new epoch supersedes; retry when "
                                "it is reachable")

@@ -70,9 +70,11 @@ def test_deleted_journal_is_refused_when_the_table_had_published(broker, tmp_pat
     assert run_table(table, rounds=2).returncode == 0
     for suffix in ("", "-wal", "-shm"):
         (tmp_path / "storage" / f"journal.sqlite{suffix}").unlink(missing_ok=True)
+    listener = Listener(broker.url, [f"{TABLE}/result"])
     done = run_table(table, rounds=1, timeout_s=60)
-    assert_locked(done, 78, "no journal, but the broker's retained state")
-    assert not (tmp_path / "storage" / "journal.sqlite").exists()  # no silent fresh journal at round 1
+    assert_locked(done, 78, "there was no journal at start, but the broker's retained state")
+    assert not [m for m in listener.snapshot() if not m.retained]  # the fresh journal's round 1 never left
+    listener.close()
 
 
 def test_wal_deleted_after_kill_9_is_caught_by_the_anchor(broker, tmp_path):
