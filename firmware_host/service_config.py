@@ -85,11 +85,18 @@ class AccessSection(RequestLimitsSection, forbid_unknown_fields=True, frozen=Tru
 
 
 class StorageSection(Struct, forbid_unknown_fields=True, frozen=True):
-    """Where the journal and the evidence live, and for how long evidence is kept."""
+    """Where the journal and the evidence live, how long they are kept, and the start-up and disk checks."""
 
     path: str | None = None  # default /var/lib/tablehw/<table id> ($STATE_DIRECTORY under systemd)
     evidence_retention_days: Annotated[int, Meta(ge=1, le=36_500)] = 365
     journal_key_file: str | None = None  # HMAC key for the record chain (recommended in production)
+    anchor_wait_s: Annotated[float, Meta(ge=0.5, le=60)] = 5.0  # how long start-up waits for the broker's anchors
+    disk_warning_mb: Annotated[int, Meta(ge=0, le=1_000_000)] = 1024  # `state.disk.warning` below this
+    disk_minimum_mb: Annotated[int, Meta(ge=0, le=1_000_000)] = 128  # lock out below this (before the disk is full)
+    journal_rotate_days: Annotated[int, Meta(ge=1, le=31)] = 1  # archive the live journal's older part this often
+    journal_rotate_mb: Annotated[int, Meta(ge=4, le=4096)] = 64  # ... or when the live file grows past this
+    journal_keep_rounds: Annotated[int, Meta(ge=10, le=100_000)] = 10  # rounds always left in the live file
+    journal_archive_days: Annotated[int, Meta(ge=1, le=36_500)] = 3650  # archive files older than this are deleted
 
 
 class SimulationSection(Struct, forbid_unknown_fields=True, frozen=True):

@@ -26,7 +26,7 @@ import msgspec
 
 from ..clock import utc_after
 from ..journal import Journal, Transaction
-from ..mqtt.contract import EventPayload, TableState, Topics
+from ..mqtt.contract import DiskSpace, EventPayload, JournalPoint, TableState, Topics
 from ..mqtt.broker_watch import utc_now
 from ..mqtt.link import ConnectFailed, Connected, Disconnected
 from ..service_config import AccessSection
@@ -125,6 +125,7 @@ class RoundEngine:
         self.registry = TicketRegistry()  # every ticket's first answer, for the journal's life (tickets.py)
         self.evidence: Any = None  # an EvidenceStore, for families that write their own evidence (card logs)
         self.board = board  # a boards.keeper.BoardKeeper (None: the game has no result board)
+        self.disk_space: Callable[[], DiskSpace] | None = None  # free space for `state` (service.py's disk watch)
         self.family = family_factory(self)
         self.book = self.family.book
 
@@ -214,7 +215,8 @@ class RoundEngine:
             betting_open=betting, betting_closes=closes, betting_seconds=self.betting_seconds(),
             last_coup=bool(view.pop("last_coup", False)), game_state=view,
             open_bets=len(self.book), devices=dict(self.health), limits=self.settings.limits,
-            broker=dict(self.broker)), retain=True)
+            journal=JournalPoint(*txn.point(), anchor=self.journal.anchor_status),
+            disk=self.disk_space() if self.disk_space else None, broker=dict(self.broker)), retain=True)
 
     def event(self, kind: str, detail: dict | None = None, *, who: str | None = None, why: str | None = None,
               txn: Transaction | None = None) -> None:
@@ -222,11 +224,11 @@ class RoundEngine:
         if txn is None:
             with self.journal.transaction() as own:
                 return self.event(kind, detail, who=who, why=why, txn=own)
-        payload = EventPayload(table=self.settings.table_id, seq=txn.next_message_seq(), utc=txn.utc,
+        payload = EventPayload(table=self.settings.table_id, seq=0, utc=txn.utc,
                                round=self.round or None,
                                round_id=round_id(self.settings.table_id, self.round) if self.round else None,
                                kind=kind, who=who, why=why, detail=detail or {})
-        data = msgspec.json.encode(payload)
+        data = msgspec.json.encode(txn.stamp(self.topics.events, payload))
         txn.record("event", data, round=self.round or None)
         txn.publish(self.topics.events, data)
         if self.board is not None:
@@ -360,7 +362,7 @@ class RoundEngine:
                 manual: tuple[str, str] | None = None) -> None:
         payload = result_payload(self.settings.table_id, self.settings.game, self.round, self.attempt, txn.utc,
                                  void=void, reason=reason, fields=fields, evidence=evidence, manual=manual)
-        data = msgspec.json.encode(msgspec.structs.replace(payload, seq=txn.next_message_seq()))
+        data = msgspec.json.encode(txn.stamp(self.topics.result, payload))
         txn.record("result", data, round=self.round)
         txn.publish(self.topics.result, data, retain=True)
         if self.board is not None:
@@ -369,7 +371,7 @@ class RoundEngine:
     def _settlement(self, txn: Transaction, outcomes: list, *, void: bool) -> None:
         payload = settlement_payload(self.settings.table_id, self.round, txn.utc, self.settings.currency, outcomes,
                                      void=void)
-        data = msgspec.json.encode(msgspec.structs.replace(payload, seq=txn.next_message_seq()))
+        data = msgspec.json.encode(txn.stamp(self.topics.settlement, payload))
         txn.record("settlement", data, round=self.round)
         txn.record("round_closed", {"round": self.round, "void": void, "game_state": self.family.state_data()},
                    round=self.round)
