@@ -7,7 +7,6 @@ out-of-range values are errors. See docs/config.md.
 
 from __future__ import annotations
 
-import re
 import tomllib
 from pathlib import Path
 from typing import Annotated, Literal, Union
@@ -18,7 +17,8 @@ from msgspec import Meta, Struct
 from drivers.settings import DevicesSection
 
 from .errors import ConfigError
-from .service_config import MqttSection, SimulationSection, StorageSection, TableSection
+from .schema_check import Problem, problems, report
+from .service_config import MetricsSection, MqttSection, SimulationSection, StorageSection, TableSection
 
 Ratio = Annotated[str, Meta(pattern=r"^\s*\d+\s*:\s*[1-9]\d*\s*$", description='a payout "x:y"')]
 PositiveInt = Annotated[int, Meta(ge=1)]
@@ -27,7 +27,7 @@ PositiveInt = Annotated[int, Meta(ge=1)]
 class Money(Struct, forbid_unknown_fields=True, frozen=True):
     """Currency and rounding: stakes and payouts are integers in minor units (cents)."""
 
-    currency: Annotated[str, Meta(pattern=r"^[A-Z]{3}$")] = "EUR"
+    currency: Annotated[str, Meta(pattern=r"^[A-Z]{3}$", description="an ISO 4217 code such as 'EUR'")] = "EUR"
     minor_units_per_unit: Annotated[int, Meta(ge=1, le=10_000)] = 100
     payout_unit: PositiveInt = 1  # payouts are multiples of this many minor units
     rounding: Literal["down", "half_up"] = "down"
@@ -114,73 +114,29 @@ class TableConfig(Struct, forbid_unknown_fields=True, frozen=True):
     table: TableSection | None = None
     mqtt: MqttSection | None = None
     storage: StorageSection | None = None
+    metrics: MetricsSection | None = None  # Prometheus endpoint (off unless configured)
     simulation: SimulationSection | None = None
     board: BoardSection = BoardSection()
     devices: DevicesSection | None = None  # [devices]: see docs/devices.md
 
 
-_PATH = re.compile(r" - at `\$((?:\.[A-Za-z0-9_\-]+|\[(?:\d+|\.\.\.)\])*)`$")
-
-
-def key_path_of(error: msgspec.ValidationError) -> tuple[str, str]:
-    """Split a msgspec error into (dotted key path, message); a dict entry shows as `[...]`."""
-    text = str(error)
-    match = _PATH.search(text)
-    path, message = ("", text) if not match else (match.group(1).lstrip("."), text[: match.start()])
-    path = re.sub(r"\[(\d+)\]", r".\1", path).replace("[...]", ".[...]")
-    unknown = re.match(r"Object contains unknown field `([^`]+)`", message)
-    if unknown:
-        return (f"{path}.{unknown.group(1)}" if path else unknown.group(1)), "unknown key"
-    return path, message
-
-
-def convert_strict(data: object, schema: type, source: str, error_type: type[Exception]):
-    """msgspec.convert with errors naming `source` and the key path (dict keys resolved by name)."""
-    try:
-        return msgspec.convert(data, schema)
-    except msgspec.ValidationError as exc:
-        path, message = key_path_of(exc)
-        if ".[...]" in path:
-            path = _resolve_dict_key(data, schema, path)
-        raise error_type(f"{source}: {path or '(top level)'}: {message}") from None
-
-
-def _resolve_dict_key(data: object, schema: type, path: str) -> str:
-    """msgspec does not name the failing key of a dict: find it by converting one entry at a time."""
-    head, _, tail = path.partition(".[...]")
-    parts = head.split(".") if head else []
-    node = data
-    for part in parts:
-        node = node[int(part)] if isinstance(node, list) else node.get(part) if isinstance(node, dict) else None
-    if not isinstance(node, dict):
-        return path.replace("[...]", "<key>")
-    for key in node:
-        trial = _replace_at(data, parts, {key: node[key]})
-        try:
-            msgspec.convert(trial, schema)
-        except msgspec.ValidationError:
-            return f"{head}.{key}{tail}"
-    return path.replace("[...]", "<key>")
-
-
-def _replace_at(data, parts: list[str], value):
-    if not parts:
-        return value
-    head, rest = parts[0], parts[1:]
-    if isinstance(data, list):
-        copy = list(data)
-        copy[int(head)] = _replace_at(data[int(head)], rest, value)
-        return copy
-    return {**data, head: _replace_at(data[head], rest, value)}
+def config_problems(data: object) -> list[Problem]:
+    """Every problem of already-parsed TOML data as a table config (empty: it is valid)."""
+    found = problems(data, TableConfig)
+    limits = data.get("limits") if isinstance(data, dict) else None
+    if not any(p.path.startswith("limits.m") for p in found) and isinstance(limits, dict):
+        low, high = limits.get("minimum"), limits.get("maximum")
+        if isinstance(low, int) and isinstance(high, int) and high < low:
+            found.append(Problem("limits.maximum", f"{high} is below limits.minimum {low}"))
+    return found
 
 
 def parse_config(data: dict, source: str = "<config>") -> TableConfig:
-    """Validate already-parsed TOML data; errors name `source` and the key path."""
-    config = convert_strict(data, TableConfig, source, ConfigError)
-    if config.limits.maximum < config.limits.minimum:
-        raise ConfigError(f"{source}: limits.maximum: {config.limits.maximum} is below limits.minimum "
-                          f"{config.limits.minimum}")
-    return config
+    """Validate already-parsed TOML data; the error lists every problem with its key path."""
+    found = config_problems(data)
+    if found:
+        raise ConfigError(report(source, found), found)
+    return msgspec.convert(data, TableConfig)
 
 
 def load_config(path: str | Path) -> TableConfig:

@@ -284,6 +284,11 @@ class Journal:
         with self._lock:
             return read_messages(self._conn, after, pending_only, limit)
 
+    def pending_messages(self) -> int:
+        """How many outbox messages the broker has not acknowledged yet (the outbox depth)."""
+        with self._lock:
+            return self._conn.execute("SELECT count(*) FROM outbox WHERE sent_utc IS NULL").fetchone()[0]
+
     @property
     def head_seq(self) -> int:
         return self._head_seq

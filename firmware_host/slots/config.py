@@ -26,7 +26,7 @@ from msgspec import Meta, Struct
 from drivers.sas.errors import SasFrameError
 from drivers.sas.poller import PollStep
 
-from ..config import key_path_of
+from ..schema_check import key_path_of
 from ..errors import ConfigError
 
 Identifier = Annotated[str, Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")]
