@@ -22,7 +22,7 @@ TEST_APT := $(RUN_APT) socat chromium
 GAME ?= craps
 ROUNDS ?=
 
-.PHONY: run test bench board venv install lock apt-run apt-test clean
+.PHONY: run test bench board venv install lock schemas apt-run apt-test clean
 
 # The production venv: the lock's exact versions (hash-checked), then tablehw itself, editable.
 $(VENV)/.stamp-production: pyproject.toml $(LOCK)
@@ -53,6 +53,11 @@ lock:
 	  --no-emit-index-url --no-emit-find-links -o $(LOCK) pyproject.toml
 	.venv-tools/bin/pip-compile -q --upgrade --generate-hashes --allow-unsafe --all-build-deps --strip-extras \
 	  --no-emit-index-url --no-emit-find-links --extra test --extra browser -c $(LOCK) -o $(TEST_LOCK) pyproject.toml
+
+# docs/schema/: JSON Schemas of the config and every MQTT payload, from the msgspec types
+# (tests/schema fails while they are stale).
+schemas: $(VENV)/.stamp-production
+	$(PY) -m firmware_host.schemas docs/schema
 
 # Debian packages, installed with apt only when missing.
 APT_MISSING = missing=""; for p in $(1); do command -v $$p >/dev/null || [ -x /usr/sbin/$$p ] || missing="$$missing $$p"; done; \
