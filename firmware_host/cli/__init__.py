@@ -27,7 +27,7 @@ COMMANDS = {
     "devices": "device tools",
     "vision": "read dice in images, score a dataset, calibrate the camera",
     "sim": "run a device simulator on a pty (for tests, `make run`, bench checks)",
-    "wheel": "roulette wheel tools: decode a wheel's serial output",
+    "wheel": "roulette wheel tools",
     "sas": "SAS slot machines: poll, decode, simulate, serve",
 }
 
