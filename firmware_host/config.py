@@ -124,7 +124,7 @@ def config_problems(data: object) -> list[Problem]:
     """Every problem of already-parsed TOML data as a table config (empty: it is valid)."""
     found = problems(data, TableConfig)
     limits = data.get("limits") if isinstance(data, dict) else None
-    if not any(p.path.startswith("limits.m") for p in found) and isinstance(limits, dict):
+    if not {"limits", "limits.minimum", "limits.maximum"} & {p.path for p in found} and isinstance(limits, dict):
         low, high = limits.get("minimum"), limits.get("maximum")
         if isinstance(low, int) and isinstance(high, int) and high < low:
             found.append(Problem("limits.maximum", f"{high} is below limits.minimum {low}"))
@@ -139,15 +139,19 @@ def parse_config(data: dict, source: str = "<config>") -> TableConfig:
     return msgspec.convert(data, TableConfig)
 
 
+def read_toml(path: Path) -> dict:
+    """A config file's TOML, parsed; a ConfigError naming the file when it cannot be read or parsed."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        problem = Problem("", f"cannot read: {exc.strerror or exc}")
+    except UnicodeDecodeError as exc:
+        problem = Problem("", f"not UTF-8 text: {exc.reason} at byte {exc.start}")
+    except tomllib.TOMLDecodeError as exc:
+        problem = Problem("", f"not valid TOML: {exc}")
+    raise ConfigError(f"{path}: {problem.message}", [problem])
+
+
 def load_config(path: str | Path) -> TableConfig:
     """Read and validate one configuration file."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    return parse_config(data, str(path))
+    return parse_config(read_toml(Path(path)), str(path))

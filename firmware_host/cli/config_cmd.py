@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import tomllib
 from pathlib import Path
 
-from ..config import BancaFrancesaGame, CrapsGame, CussecGame, TableConfig, config_problems, parse_config
+from ..config import BancaFrancesaGame, CrapsGame, CussecGame, TableConfig, config_problems, parse_config, read_toml
+from ..errors import ConfigError
 from ..schema_check import Problem
 
 
@@ -32,13 +32,9 @@ def register(subparsers) -> None:
 def check_file(path: Path) -> tuple[list[Problem], str]:
     """The problems of one config file, and a one-line description of it when it has none."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        return [Problem("", f"cannot read: {exc.strerror or exc}")], ""
-    except UnicodeDecodeError as exc:
-        return [Problem("", f"not UTF-8 text: {exc.reason} at byte {exc.start}")], ""
-    except tomllib.TOMLDecodeError as exc:
-        return [Problem("", f"not valid TOML: {exc}")], ""
+        data = read_toml(path)
+    except ConfigError as exc:
+        return exc.problems, ""
     found = config_problems(data)
     if found:
         return found, ""
@@ -50,7 +46,6 @@ def check_file(path: Path) -> tuple[list[Problem], str]:
 def rule_book_problems(config: TableConfig, source: str) -> list[Problem]:
     """What the rule book refuses (a payout it does not allow, a bet it has not ...), and for a
     table that runs ([table]), a game `tablehw run` cannot run."""
-    from ..errors import ConfigError
     from ..games import build_dice_game, build_table_game
 
     try:
