@@ -45,14 +45,16 @@ install: $(VENV)/.stamp-production
 
 venv: $(VENV)/.stamp-test
 
-# Re-pin both locks from pyproject.toml's ranges to the newest releases on PyPI (run it, run
-# `make test`, commit the locks). A second venv holds pip-tools, so the locks never pin it.
+# Re-pin both locks from pyproject.toml's ranges: `make lock` keeps every pin that still fits and
+# resolves only what changed (a dependency added); `make lock UPGRADE=1` moves every pin to the
+# newest release in range. Then `make test` and commit both locks. pip-tools runs from a venv of
+# its own, so the locks never pin it.
+LOCK_FLAGS = -q --generate-hashes --allow-unsafe --all-build-deps --strip-extras --no-emit-index-url \
+	--no-emit-find-links $(if $(UPGRADE),--upgrade)
 lock:
 	@[ -x .venv-tools/bin/pip-compile ] || { $(PYTHON) -m venv .venv-tools && .venv-tools/bin/pip install -q $(PIP_TOOLS); }
-	.venv-tools/bin/pip-compile -q --upgrade --generate-hashes --allow-unsafe --all-build-deps --strip-extras \
-	  --no-emit-index-url --no-emit-find-links -o $(LOCK) pyproject.toml
-	.venv-tools/bin/pip-compile -q --upgrade --generate-hashes --allow-unsafe --all-build-deps --strip-extras \
-	  --no-emit-index-url --no-emit-find-links --extra test --extra browser -c $(LOCK) -o $(TEST_LOCK) pyproject.toml
+	.venv-tools/bin/pip-compile $(LOCK_FLAGS) -o $(LOCK) pyproject.toml
+	.venv-tools/bin/pip-compile $(LOCK_FLAGS) --extra test --extra browser -c $(LOCK) -o $(TEST_LOCK) pyproject.toml
 
 # docs/schema/: JSON Schemas of the config and every MQTT payload, from the msgspec types
 # (tests/schema fails while they are stale).
