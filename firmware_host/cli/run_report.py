@@ -133,7 +133,7 @@ class RunReport(RoundObserver):
         lines.append(f"evidence: {storage / 'evidence'}/")
         board = f"board: retained on MQTT {board_topic} (docs/mqtt.md, \"Board payloads\")"
         if Path(config_file).parent.name == "config" and Path(config_file).name == f"sim-{self.game_folder()}.toml":
-            board += f"; in a browser: make board GAME={self.game_folder()} (plays on, on this table's journal)"
+            board += f"; the board page: make board GAME={self.game_folder()} (plays this table on from its journal)"
         lines.append(board)
         lines.append(f"recall: tablehw recall --config {config_file} --last 10")
         if seed is not None:
