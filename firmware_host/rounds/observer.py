@@ -6,10 +6,13 @@ only counts or prints, never blocks and never raises into the engine.
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .engine import RoundSummary
+
+log = logging.getLogger(__name__)
 
 
 class RoundObserver:
@@ -26,19 +29,23 @@ class RoundObserver:
 
 
 class RoundObservers(RoundObserver):
-    """Several observers as one, told in order."""
+    """Several observers as one, told in order; one that fails is logged and the engine goes on."""
 
     def __init__(self, observers: list[RoundObserver]) -> None:
         self.observers = observers
 
     def reading_taken(self, seconds: float) -> None:
-        for observer in self.observers:
-            observer.reading_taken(seconds)
+        self._tell("reading_taken", seconds)
 
     def attempt_voided(self, reason: str) -> None:
-        for observer in self.observers:
-            observer.attempt_voided(reason)
+        self._tell("attempt_voided", reason)
 
     def round_finished(self, summary: RoundSummary) -> None:
+        self._tell("round_finished", summary)
+
+    def _tell(self, what: str, argument: object) -> None:
         for observer in self.observers:
-            observer.round_finished(summary)
+            try:
+                getattr(observer, what)(argument)
+            except Exception:  # a report that cannot print (a closed pipe) must not stop the table
+                log.exception("%s.%s failed; the table plays on", type(observer).__name__, what)

@@ -133,3 +133,22 @@ def test_the_same_seed_replays_the_same_results(tmp_path):
     finally:
         broker.kill()
     assert len(results[0]) == 5 and results[0] == results[1]
+
+
+def test_an_observer_that_fails_does_not_stop_the_others(caplog):
+    """A report whose stdout is gone (a closed pipe) is logged; metrics and the engine go on."""
+    from firmware_host.rounds.observer import RoundObserver, RoundObservers
+
+    class ClosedPipe(RoundObserver):
+        def attempt_voided(self, reason):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    class Counting(RoundObserver):
+        voids: list = []
+
+        def attempt_voided(self, reason):
+            self.voids.append(reason)
+
+    counting = Counting()
+    RoundObservers([ClosedPipe(), counting]).attempt_voided("cocked")
+    assert counting.voids == ["cocked"] and "ClosedPipe.attempt_voided failed" in caplog.text
