@@ -144,7 +144,8 @@ def test_an_observer_that_fails_does_not_stop_the_others(caplog):
             raise BrokenPipeError(32, "Broken pipe")
 
     class Counting(RoundObserver):
-        voids: list = []
+        def __init__(self):
+            self.voids = []
 
         def attempt_voided(self, reason):
             self.voids.append(reason)
