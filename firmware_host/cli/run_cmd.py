@@ -55,6 +55,8 @@ def starting_lines(service, simulate: bool) -> list[str]:
              f"amounts in {config.money.currency}{', simulated' if simulate else ''}"]
     if simulate:
         lines.append(f"simulation seed {service.sim.seed} (replay with --seed {service.sim.seed})")
+    if config.metrics is not None:
+        lines.append(f"metrics: http://{config.metrics.address}:{config.metrics.port}/metrics (docs/metrics.md)")
     journal = service.storage / "journal.sqlite"
     last = earlier_round(journal)
     if not last:

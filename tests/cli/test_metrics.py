@@ -70,12 +70,14 @@ def test_a_busy_metrics_port_is_logged_and_the_table_plays_on(tmp_path):
     taken = socket.socket()
     taken.bind(("127.0.0.1", 0))
     taken.listen()
+    port = taken.getsockname()[1]
     config = table_config(tmp_path, "roulette", broker.url, action_seconds=0.05, betting_seconds=0.05,
-                          sections={"metrics": {"port": taken.getsockname()[1]}})
+                          sections={"metrics": {"port": port}})
     try:
         out, err = finish(start_table(config, rounds=2), 120)
     finally:
         taken.close()
         broker.kill()
     assert "metrics: cannot listen on 127.0.0.1" in err and "the table plays on without metrics" in err
+    assert out.splitlines()[2] == f"metrics: http://127.0.0.1:{port}/metrics (docs/metrics.md)"
     assert "rounds this run" in out and out.count("sim-roulette-0000000") == 2
