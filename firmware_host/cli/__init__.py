@@ -45,15 +45,16 @@ def chosen_command(argv: list[str]) -> str | None:
 
 
 def build_parser(argv: list[str] | None = None) -> tuple[argparse.ArgumentParser, tuple[type[BaseException], ...]]:
-    """The parser for `argv`: the chosen command in full, the others as names with their help."""
+    """The parser for `argv`: the command it names in full, the others as names with their help.
+    Without `argv`, every command in full (for tools and tests that parse many command lines)."""
     parser = argparse.ArgumentParser(prog="tablehw", description="Live casino table controller.")
     parser.add_argument("--version", action="version",
                         version=f"tablehw {installed_version()} (Python {sys.version.split()[0]})")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    chosen = chosen_command(sys.argv[1:] if argv is None else argv)
+    chosen = None if argv is None else chosen_command(argv)
     errors: tuple[type[BaseException], ...] = (TableError, RulesError)
     for name, help_text in COMMANDS.items():
-        if name != chosen:
+        if argv is not None and name != chosen:
             sub.add_parser(name, help=help_text)
             continue
         module = importlib.import_module(f"{__name__}.{name}_cmd")
@@ -63,6 +64,7 @@ def build_parser(argv: list[str] | None = None) -> tuple[argparse.ArgumentParser
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     parser, errors = build_parser(argv)
     args = parser.parse_args(argv)
     try:

@@ -128,3 +128,12 @@ def test_run_refuses_a_bad_config_with_the_same_list(tmp_path):
     done = tablehw("run", "--config", str(bad), "--simulate")
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert f"{bad}: 3 problems:" in done.stderr and "limits.colour: unknown key" in done.stderr
+
+
+def test_a_parser_built_without_a_command_line_knows_every_command_in_full():
+    """For tools and tests that parse many command lines with one parser (the CLI fuzz tests)."""
+    from firmware_host.cli import build_parser
+
+    parser, _ = build_parser()
+    assert parser.parse_args(["run", "--config", "t.toml", "--seed", "3"]).seed == 3
+    assert parser.parse_args(["config", "check", "a.toml"]).files == [Path("a.toml")]
