@@ -18,7 +18,7 @@ from drivers.settings import DevicesSection
 
 from .errors import ConfigError
 from .schema_check import Problem, problems, report
-from .service_config import MetricsSection, MqttSection, SimulationSection, StorageSection, TableSection
+from .service_config import AccessSection, MetricsSection, MqttSection, SimulationSection, StorageSection, TableSection
 
 Ratio = Annotated[str, Meta(pattern=r"^\s*\d+\s*:\s*[1-9]\d*\s*$", description='a payout "x:y"')]
 PositiveInt = Annotated[int, Meta(ge=1)]
@@ -113,6 +113,7 @@ class TableConfig(Struct, forbid_unknown_fields=True, frozen=True):
     # The service's sections (optional: a rules-only config stays valid; `tablehw run` needs [table]).
     table: TableSection | None = None
     mqtt: MqttSection | None = None
+    access: AccessSection = AccessSection()  # who may bet, act on the console, recall (nobody by default)
     storage: StorageSection | None = None
     metrics: MetricsSection | None = None  # Prometheus endpoint (off unless configured)
     simulation: SimulationSection | None = None

@@ -21,6 +21,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 import msgspec
 
 _AT = re.compile(r" - at `\$((?:\.[A-Za-z0-9_\-]+|\[(?:\d+|\.\.\.)\])*)`$")
+_KEY = re.compile(r" - at `key` in `\$((?:\.[A-Za-z0-9_\-]+|\[(?:\d+|\.\.\.)\])*)`$")  # a bad dict key
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,9 @@ class Problem:
 def key_path_of(error: msgspec.ValidationError) -> tuple[str, str]:
     """Split a msgspec error into (dotted key path, message); a dict entry shows as `[...]`."""
     text = str(error)
+    key = _KEY.search(text)
+    if key:
+        return f"{key.group(1).lstrip('.')}.<key>", f"a key: {text[: key.start()]}"
     match = _AT.search(text)
     path, message = ("", text) if not match else (match.group(1).lstrip("."), text[: match.start()])
     path = re.sub(r"\[(\d+)\]", r".\1", path).replace("[...]", ".[...]")
