@@ -39,9 +39,11 @@ def test_live_payloads_of_every_simulated_game_conform(broker, tmp_path, game):
         cards = data["game"]["name"] == "punto_banco"  # its voids are misdeals: not every run has one
         assert listener.wait_for(lambda m: settled(m) >= 5 and (cards or void_seen(m)), 240), \
             f"the table did not play 5 rounds with a void: {table.output_files}"
-        answers = [request(broker.url, topics.recall, {"schema": 1, "type": "recall", "last": 3}, 30),
-                   request(broker.url, topics.console, {"schema": 1, "type": "console", "action": "open_betting",
-                                                         "who": "schema-test"}, 30)]
+        access = data["access"]  # requests come from users the config names, each on its own topic
+        answers = [request(broker.url, topics.request("recall", access["back_office"][0]),
+                           {"schema": 1, "type": "recall", "last": 3}, 30),
+                   request(broker.url, topics.request("console", access["dealers"][0]),
+                           {"schema": 1, "type": "console", "action": "open_betting", "who": "schema-test"}, 30)]
     finally:
         out, err = stop_table(table, 60)
     assert table.returncode == 0, err[-3000:]
