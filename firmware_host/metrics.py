@@ -118,7 +118,8 @@ class LiveState(Collector):
         engine = self.engine
         if engine is None:
             return
-        yield gauge("tablehw_broker_connected", "1 while the MQTT broker connection is up", int(engine.broker["reachable"]))
+        yield gauge("tablehw_broker_connected", "1 while the MQTT broker connection is up",
+                    int(engine.broker["reachable"]))
         health = GaugeMetricFamily("tablehw_device_health", "1 for each device's current health (connected, "
                                    "degraded, lost)", labels=["device", "state"])
         for device, state in sorted(dict(engine.health).items()):

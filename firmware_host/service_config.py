@@ -1,4 +1,4 @@
-"""The service's optional config sections: [table], [mqtt], [access], [storage], [metrics], [simulation] (strict msgspec).
+"""The service's optional config sections: [table], [mqtt], [access], [storage], [metrics], [simulation] (msgspec).
 
 They hang off `config.TableConfig` as optional fields, so a rules-only config (for `tablehw edge`
 or `settle`) stays valid; `tablehw run` requires [table]. See docs/config.md and docs/deploy.md.

@@ -40,13 +40,17 @@ def summary(fields, *, void=False, reason=None, bets=3, paid=0, kept=0, returned
     return RoundSummary(7, "t-00000007", void, reason, fields, bets, paid, kept, returned, attempts, {}, stayed)
 
 
+def craps(before, after, shooter_after=1) -> dict:
+    return {"point_before": before, "point_after": after, "shooter": 1, "shooter_after": shooter_after}
+
+
 CRAPS = [
-    ({"point_before": None, "point_after": None, "shooter": 1, "shooter_after": 1}, [6, 5], "come-out natural, shooter 1"),
-    ({"point_before": None, "point_after": None, "shooter": 1, "shooter_after": 1}, [1, 1], "come-out craps, shooter 1"),
-    ({"point_before": None, "point_after": 5, "shooter": 1, "shooter_after": 1}, [4, 1], "point 5 set, shooter 1"),
-    ({"point_before": 5, "point_after": 5, "shooter": 1, "shooter_after": 1}, [6, 5], "point 5: no decision, shooter 1"),
-    ({"point_before": 5, "point_after": None, "shooter": 1, "shooter_after": 1}, [3, 2], "point 5 made, shooter 1"),
-    ({"point_before": 5, "point_after": None, "shooter": 1, "shooter_after": 2}, [5, 2], "seven out (point 5), shooter 2 next"),
+    (craps(None, None), [6, 5], "come-out natural, shooter 1"),
+    (craps(None, None), [1, 1], "come-out craps, shooter 1"),
+    (craps(None, 5), [4, 1], "point 5 set, shooter 1"),
+    (craps(5, 5), [6, 5], "point 5: no decision, shooter 1"),
+    (craps(5, None), [3, 2], "point 5 made, shooter 1"),
+    (craps(5, None, 2), [5, 2], "seven out (point 5), shooter 2 next"),
 ]
 
 
@@ -109,12 +113,14 @@ def test_a_run_says_where_it_starts_prints_rounds_and_sums_up_then_carries_on(tm
     assert f"journal: {storage / 'journal.sqlite'} (the next run carries on from it)" in tail
     assert f"evidence: {storage / 'evidence'}/" in tail
     assert any(line.startswith("board: retained on MQTT tablehw/tables/sim-banca-francesa/board") for line in tail)
-    assert f"seed: {seed} (replay: tablehw run --config {config} --simulate --seed {seed}, from the same journal)" in tail
+    replay = f"tablehw run --config {config} --simulate --seed {seed}"
+    assert f"seed: {seed} (replay: {replay}, from the same journal)" in tail
     if any("void first" in line for line in rounds):
         assert any(line.startswith("void attempts: ") for line in tail)
     assert out2[1] == "simulation seed 4242 (replay with --seed 4242)"
-    assert out2[2] == (f"journal {storage / 'journal.sqlite'}: carrying on from an earlier run (last round 4): the "
-                       f"board, the game's state and the bets on the layout carry over; remove {storage} to start afresh")
+    assert out2[2] == (f"journal {storage / 'journal.sqlite'}: carrying on from an earlier run (last round 4): "
+                       "the board, the game's state and the bets on the layout carry over; "
+                       f"remove {storage} to start afresh")
     assert [ROUND_LINE.match(line) is not None for line in out2].count(True) == 3
     assert any(line.startswith("--- sim-banca-francesa: 3 rounds this run (rounds 5-7)") for line in out2)
 

@@ -37,8 +37,9 @@ def unit_directives() -> list[str]:
 def test_unit_declares_what_the_issue_asks():
     directives = unit_directives()
     for directive in ("Type=notify", "WatchdogSec=10", "Restart=on-failure", "RestartPreventExitStatus=78",
-                      "ProtectSystem=strict", "NoNewPrivileges=true", "DevicePolicy=closed", "StateDirectory=tablehw/%i",
-                      "DeviceAllow=char-ttyUSB rw", "DeviceAllow=char-video4linux rw", "SupplementaryGroups=dialout video gpio"):
+                      "ProtectSystem=strict", "NoNewPrivileges=true", "DevicePolicy=closed",
+                      "StateDirectory=tablehw/%i", "DeviceAllow=char-ttyUSB rw", "DeviceAllow=char-video4linux rw",
+                      "SupplementaryGroups=dialout video gpio"):
         assert directive in directives, directive
 
 
