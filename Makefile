@@ -16,9 +16,10 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 LOCK := requirements.lock
 TEST_LOCK := requirements-test.lock
 PIP_TOOLS := pip-tools==7.6.2
-# Debian packages: what a simulated table needs, and what the tests add (ptys, the board page's browser).
+# Debian packages: what a simulated table needs, and what the tests add (ptys; the board page's browser
+# and a Chinese font for its labels).
 RUN_APT := mosquitto
-TEST_APT := $(RUN_APT) socat chromium
+TEST_APT := $(RUN_APT) socat chromium fonts-noto-cjk
 GAME ?= craps
 ROUNDS ?=
 
@@ -61,8 +62,9 @@ lock:
 schemas: $(VENV)/.stamp-production
 	$(PY) -m firmware_host.schemas docs/schema
 
-# Debian packages, installed with apt only when missing.
-APT_MISSING = missing=""; for p in $(1); do command -v $$p >/dev/null || [ -x /usr/sbin/$$p ] || missing="$$missing $$p"; done; \
+# Debian packages, installed with apt only when missing (a package without a command: dpkg knows it).
+APT_MISSING = missing=""; for p in $(1); do command -v $$p >/dev/null || [ -x /usr/sbin/$$p ] || \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing with apt:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing </dev/null; \

@@ -94,13 +94,22 @@ GameSection = Union[CrapsGame, CussecGame, BancaFrancesaGame, PaiKaoGame, PuntoB
                     BlackjackGame, RouletteGame]
 
 
+BoardLanguage = Literal["en", "pt", "zh"]
+
+
 class BoardSection(Struct, forbid_unknown_fields=True, frozen=True):
     """Result boards (docs/mqtt.md, "Board payloads"): how many recent results they list; roulette's
-    hot / cold numbers and chance counts over the last `window` spins, `hot_cold` numbers each."""
+    hot / cold numbers and chance counts over the last `window` spins, `hot_cold` numbers each; the
+    languages of the boards' labels (one, or two shown together: the first large, the second under it)."""
 
     last_n: Annotated[int, Meta(ge=1, le=1000)] = 20
     window: Annotated[int, Meta(ge=1, le=10_000)] = 100
     hot_cold: Annotated[int, Meta(ge=1, le=37)] = 5
+    languages: Annotated[tuple[BoardLanguage, ...], Meta(min_length=1, max_length=2)] = ("en",)
+
+    def __post_init__(self) -> None:
+        if len(set(self.languages)) != len(self.languages):
+            raise ValueError(f"languages lists {self.languages[0]!r} twice")
 
 
 class TableConfig(Struct, forbid_unknown_fields=True, frozen=True):
