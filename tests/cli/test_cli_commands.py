@@ -98,7 +98,8 @@ def test_config_check_lists_every_problem_with_key_path_and_choices(tmp_path):
     assert lines[0] == f"{bad}: 3 problems:"
     assert lines[1] == ("  game.name: 'crapz' is not one of: 'craps', 'cussec', 'banca_francesa', 'paikao', "
                         "'punto_banco', 'chemin_de_fer', 'blackjack', 'roulette'")
-    assert lines[2] == "  limits.colour: unknown key; valid keys: minimum, maximum, per_bet_maximum"
+    assert lines[2] == ("  limits.colour: unknown key; valid keys: minimum, maximum, per_bet_maximum, stake_step, "
+                        "all_multiples_of_minimum")
     assert lines[3] == "  limits.per_bet_maximum.aces: Expected `int` >= 1"
     assert lines[4].endswith("sim-craps.toml: ok: table sim-craps, craps (macau-2010), MOP")
     documented = (ROOT / "docs" / "config.md").read_text()  # docs/config.md shows this very output
