@@ -1,7 +1,7 @@
 """The MQTT contract of docs/mqtt.md as code: topic names and msgspec payload schemas (schema 1).
 
-Outgoing payloads carry `seq`, which `Transaction.publish` fills in from the outbox; build them
-with `seq=0`. Incoming requests are decoded with `decode_request`, which raises `BadRequest`
+Outgoing payloads carry `seq`, `epoch` and `prev_seq`, which `Transaction.publish` (or `stamp`)
+fills in from the outbox; build them with `seq=0`. Incoming requests are decoded with `decode_request`, which raises `BadRequest`
 naming what was wrong.
 """
 
@@ -15,41 +15,87 @@ from msgspec import Meta, Struct
 SCHEMA = 1
 
 
+REQUEST_KINDS = ("bets", "console", "recall")
+
+
 class Topics:
-    """Every topic of one table: `<prefix>/tables/<table_id>/...`."""
+    """Every topic of one table: `<prefix>/tables/<table_id>/...`, and the replies to its requesters.
+
+    Requests arrive on `T/<kind>/<user>` (kind: bets, console, recall), `<user>` being the
+    requester's broker user name, which the broker's ACL (`pattern write ... /%u`) guarantees.
+    """
 
     def __init__(self, prefix: str, table_id: str) -> None:
+        self.prefix = prefix
+        self.table_id = table_id
         self.base = f"{prefix}/tables/{table_id}"
+        self.ledger_anchor = f"{prefix}/ledger/anchors/{table_id}"  # retained by the back-office ledger
         self.availability = f"{self.base}/availability"
         self.state = f"{self.base}/state"
         self.result = f"{self.base}/result"
         self.settlement = f"{self.base}/settlement"
         self.events = f"{self.base}/events"
         self.board = f"{self.base}/board"
-        self.bets = f"{self.base}/bets"
-        self.bets_response = f"{self.base}/bets/response"
-        self.recall = f"{self.base}/recall"
-        self.console = f"{self.base}/console"
+        self.replies = f"{prefix}/replies/"
+
+    def request(self, kind: str, user: str) -> str:
+        """Where `user` sends a request of `kind` (bets, console, recall)."""
+        return f"{self.base}/{kind}/{user}"
+
+    def requester(self, topic: str) -> tuple[str, str] | None:
+        """(kind, user) of a request topic, or None when the topic is not one."""
+        head, _, user = topic.rpartition("/")
+        kind = head.removeprefix(self.base + "/")
+        if kind not in REQUEST_KINDS or head != f"{self.base}/{kind}" or not user:
+            return None
+        return kind, user
+
+    def reply_prefix(self, user: str) -> str:
+        """The only place replies to `user` go: its own reply tree, which only it may read."""
+        return f"{self.replies}{user}/"
+
+    def default_reply(self, kind: str, user: str) -> str:
+        return f"{self.reply_prefix(user)}tables/{self.table_id}/{kind}"
 
     def inbound(self) -> list[tuple[str, int]]:
         """The request topics the controller subscribes to (QoS 1)."""
-        return [(self.bets, 1), (self.recall, 1), (self.console, 1)]
+        return [(f"{self.base}/{kind}/+", 1) for kind in REQUEST_KINDS]
 
 
 class _Out(Struct, tag_field="type", omit_defaults=False):
-    """Fields every outgoing payload starts with."""
+    """Fields every outgoing payload starts with (`epoch`, `seq`, `prev_seq`: docs/mqtt.md, "Delivery")."""
 
     table: str
     seq: int
     utc: str
+    epoch: str = ""
+    prev_seq: int = 0
     schema: int = SCHEMA
 
 
-class Availability(Struct, tag_field="type", tag="availability", omit_defaults=True):
+class Availability(Struct, tag_field="type", tag="availability"):
+    """Retained; the Last Will says "offline". Carries `schema` like every payload (and `reason`, null
+    unless locked)."""
+
     table: str
     state: Literal["online", "offline", "locked"]
     reason: str | None = None
     schema: int = SCHEMA
+
+
+class JournalPoint(Struct):
+    """`state.journal`: the record chain at that message (with `epoch` and `seq`, the table's anchor)."""
+
+    records: int
+    head: str  # 64 hex: the hash of record `records`
+    anchor: Literal["checked", "unchecked"] = "unchecked"  # did the start-up check against the broker run?
+
+
+class DiskSpace(Struct):
+    """`state.disk`: free space on the journal's file system."""
+
+    free_mb: int
+    warning: bool  # below [storage] disk_warning_mb
 
 
 class TableState(_Out, tag="state"):
@@ -61,11 +107,16 @@ class TableState(_Out, tag="state"):
     round_id: str = ""
     attempt: int = 0
     betting_open: bool = False
+    betting_closes: str | None = None  # UTC: when the betting timer closes betting (None: no timer running)
+    betting_seconds: float = 0.0  # the table's betting time (0: only the dealer closes betting)
     last_coup: bool = False
     game_state: dict[str, Any] = {}
     open_bets: int = 0
     devices: dict[str, str] = {}
     limits: dict[str, int] = {}
+    journal: JournalPoint | None = None
+    disk: DiskSpace | None = None
+    broker: dict[str, Any] = {}  # {"reachable": bool, "since": utc, "cause": why not} (docs/mqtt.md)
 
 
 class Evidence(Struct):
@@ -144,6 +195,7 @@ class BetResponse(_Out, tag="bet_response"):
     message: str = ""
     round: int = 0
     round_id: str = ""
+    repeated: bool = False  # the ticket was answered before: this is that answer again
 
 
 class ConsoleResponse(_Out, tag="console_response"):
@@ -164,6 +216,26 @@ class RecalledRound(Struct):
 
 class RecallResponse(_Out, tag="recall_response"):
     rounds: list[RecalledRound] = []
+    reason: str | None = None  # why nothing was recalled (bad_request, not_authorised, rate_limited, ...)
+    message: str = ""
+
+
+class MessageCopy(Struct):
+    """One message as the table published it: `payload` is its exact bytes, as a JSON string."""
+
+    seq: int
+    topic: str
+    payload: str
+
+
+class MessagesResponse(_Out, tag="messages_response"):
+    after: int = 0
+    messages: list[MessageCopy] = []
+    next_after: int = 0
+    more: bool = False
+    first_available: int = 1
+    reason: str | None = None  # unknown_epoch, bad_request (and the request gate's: not_authorised, rate_limited)
+    message: str = ""
 
 
 # --- requests (in) ---------------------------------------------------------------------------
@@ -191,6 +263,19 @@ class RecallRequest(Struct, tag_field="type", tag="recall", forbid_unknown_field
     schema: Literal[1] = 1
 
 
+MESSAGE_TOPICS = ("result", "settlement", "events", "state", "board")  # names under T/ the outbox carries
+
+
+class MessagesRequest(Struct, tag_field="type", tag="messages", forbid_unknown_fields=True):
+    """Messages since `after` (the ledger fills gaps with it): docs/mqtt.md, "messages"."""
+
+    after: Annotated[int, Meta(ge=0)]
+    epoch: Annotated[str, Meta(pattern="^[0-9a-f]{32}$")] | None = None
+    topics: Annotated[list[Literal[MESSAGE_TOPICS]], Meta(min_length=1)] | None = None
+    limit: Annotated[int, Meta(ge=1, le=500)] = 200
+    schema: Literal[1] = 1
+
+
 class ManualResult(Struct, forbid_unknown_fields=True):
     faces: list[int] | None = None
     number: int | None = None
@@ -203,13 +288,13 @@ ConsoleAction = Literal["open_betting", "no_more_bets", "confirm", "void", "new_
 
 class ConsoleRequest(Struct, tag_field="type", tag="console", forbid_unknown_fields=True):
     action: ConsoleAction
-    who: Text | None = None
+    who: Text | None = None  # a display name only: who acted is the broker user the request came from
     why: Annotated[str, Meta(max_length=500)] | None = None
     result: ManualResult | None = None
     schema: Literal[1] = 1
 
 
-Request = Union[BetRequest, WithdrawRequest, RecallRequest, ConsoleRequest]
+Request = Union[BetRequest, WithdrawRequest, RecallRequest, MessagesRequest, ConsoleRequest]
 
 
 class BadRequest(ValueError):

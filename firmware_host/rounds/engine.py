@@ -1,7 +1,10 @@
 """The round engine: the one owner of a table's rounds, bets and game state.
 
 One thread runs `RoundEngine.run`; paho callbacks, device readers, GPIO callbacks and simulators
-only put events (rounds/inputs.py, mqtt.link.Inbound) on `engine.inbox`. Every decision is
+only put events (rounds/inputs.py) on `engine.inbox`, and the request gate (gate.py) puts MQTT
+requests there. The inbox (inbox.py) serves events first — the dealer's "no more bets" and the
+betting timer never wait behind bets — then at most `REQUESTS_PER_TURN` requests, one requester at
+a time in turn; the timers are checked between the two. Every decision is
 journalled before it is acted on, in the same transaction as the messages that announce it, so a
 crash at any instant leaves the journal saying exactly how far the round got (rounds/recovery.py).
 
@@ -15,20 +18,27 @@ the engine journals (`board`, boards/keeper.py), in the same transaction.
 from __future__ import annotations
 
 import logging
-import queue
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import msgspec
 
+from ..clock import utc_after
 from ..journal import Journal, Transaction
-from ..mqtt.contract import EventPayload, TableState, Topics
-from ..mqtt.link import Connected, Disconnected, Inbound
+from ..mqtt.contract import DiskSpace, EventPayload, JournalPoint, TableState, Topics
+from ..mqtt.broker_watch import utc_now
+from ..mqtt.link import ConnectFailed, Connected, Disconnected
+from ..service_config import AccessSection
+from .inbox import Inbox
 from .inputs import ConsoleCommand, DeviceHealthChanged, DeviceNotice, Evidence, Phase, Stop, SupervisorKey
+from .observer import RoundObserver
 from .payloads import result_payload, round_id, settlement_payload
+from .tickets import KINDS as TICKET_RECORDS, TicketRegistry
 
 log = logging.getLogger(__name__)
+
+REQUESTS_PER_TURN = 100  # requests handled (one journal commit for a run of bets) between timer checks
 
 
 @dataclass(frozen=True)
@@ -45,6 +55,7 @@ class EngineSettings:
     reading_timeout_s: float = 30.0
     recovery: str = "resume"
     max_attempts: int = 10
+    access: AccessSection = AccessSection()  # who may bet for whom, act on the console, recall
 
 
 @dataclass
@@ -59,7 +70,7 @@ class Pending:
 
 @dataclass
 class RoundSummary:
-    """What `on_round` gets after each finished round (for the one line per round of `tablehw run`)."""
+    """What the observer gets after each finished round (the one line per round of `tablehw run`, metrics)."""
 
     round: int
     round_id: str
@@ -72,6 +83,7 @@ class RoundSummary:
     returned: int
     attempts: int
     game_state: dict[str, Any] = field(default_factory=dict)
+    stayed: int = 0  # bets not decided by this result, left on the layout (craps, banca francesa)
 
 
 def describe_fields(fields: dict[str, Any]) -> str:
@@ -91,30 +103,32 @@ class RoundEngine:
 
     def __init__(self, settings: EngineSettings, journal: Journal, topics: Topics, family_factory: Callable,
                  devices: Any, *, clock: Any = None, checkpoint: Callable[[str, int], None] = no_checkpoint,
-                 on_round: Callable[[RoundSummary], None] | None = None, board: Any = None) -> None:
+                 observer: RoundObserver | None = None, board: Any = None) -> None:
         self.settings = settings
         self.journal = journal
         self.topics = topics
         self.devices = devices
         self.clock = clock or journal.clock
         self.checkpoint = checkpoint
-        self.on_round = on_round
-        self.inbox: queue.Queue = queue.Queue()
+        self.observer = observer or RoundObserver()
+        self.inbox = Inbox(per_user=settings.access.request_burst)
         self.phase = Phase.CLOSED
         self.round = 0
         self.attempt = 1
         self.pending: Pending | None = None
         self.deadline: float | None = None  # monotonic: betting closes / a reading is overdue
+        self.reading_since: float | None = None  # monotonic: the play phase began (the observer's read latency)
         self.health: dict[str, str] = {}
         self.supervisor_key = False
-        self.broker_connected = False
+        self.broker: dict[str, Any] = {"reachable": False, "since": utc_now(), "cause": "not connected yet"}
         self.rounds_finished = 0
         self.table_open = True  # close_table: no next round until open_betting
         self.round_limit: int | None = None  # `run(rounds=N)`: no round opens after the Nth has finished
         self.round_open = False
-        self.tickets: dict[str, bytes] = {}  # ticket -> the accepted request, for idempotent re-sends
+        self.registry = TicketRegistry()  # every ticket's first answer, for the journal's life (tickets.py)
         self.evidence: Any = None  # an EvidenceStore, for families that write their own evidence (card logs)
         self.board = board  # a boards.keeper.BoardKeeper (None: the game has no result board)
+        self.disk_space: Callable[[], DiskSpace] | None = None  # free space for `state` (service.py's disk watch)
         self.family = family_factory(self)
         self.book = self.family.book
 
@@ -126,22 +140,22 @@ class RoundEngine:
         self.round_limit = None if rounds is None else self.rounds_finished + rounds
         while not stop.is_set() and self.wants_more_rounds():
             wait = 0.5 if self.deadline is None else max(0.0, min(0.5, self.deadline - self.clock.monotonic()))
-            batch = []
-            try:
-                batch.append(self.inbox.get(timeout=wait))
-                while len(batch) < 5000:
-                    batch.append(self.inbox.get_nowait())
-            except queue.Empty:
-                pass
-            if any(isinstance(item, Stop) for item in batch):
+            events, requests = self.inbox.take(wait, REQUESTS_PER_TURN)
+            if any(isinstance(item, Stop) for item in events):
                 stop.set()
-            handle_batch(self, [item for item in batch if not isinstance(item, Stop)])
+            handle_batch(self, [item for item in events if not isinstance(item, Stop)])
+            self._timers()
+            handle_batch(self, requests)
             self._timers()
             if heartbeat:
                 heartbeat()
 
+    def rebuild_registry(self) -> None:
+        """The ticket registry from the journal (at start: recovery.py)."""
+        self.registry.rebuild(self.journal.records(kinds=TICKET_RECORDS))
+
     def handle(self, item: Any) -> None:
-        """One non-request event (requests are batched by requests.handle_batch)."""
+        """One non-request event (requests are handled by requests.handle_batch)."""
         if isinstance(item, ConsoleCommand):
             from .console import handle_console
             handle_console(self, item)
@@ -153,14 +167,23 @@ class RoundEngine:
         elif isinstance(item, DeviceNotice):
             log.warning("device %s: %s: %s", item.device, item.kind, item.message)
             self.event("device", {"device": item.device, "notice": item.kind, "message": item.message, **item.detail})
-        elif isinstance(item, Connected):
-            self.broker_connected = True
-        elif isinstance(item, Disconnected):
-            self.broker_connected = False
-        elif isinstance(item, Inbound):
-            log.warning("message on %s ignored: not a request topic", item.topic)
+        elif isinstance(item, (Connected, Disconnected, ConnectFailed)):
+            self._broker(item)
         else:
             self.family.handle(item)
+
+    def _broker(self, item: Connected | Disconnected | ConnectFailed) -> None:
+        """The broker's reachability, shown in `state` (published when it changes)."""
+        if isinstance(item, Connected):
+            view = {"reachable": True, "since": utc_now(), "cause": None}
+        else:
+            cause = item.cause if isinstance(item, ConnectFailed) else f"connection lost: {item.reason}"
+            view = {"reachable": False, "since": utc_now(), "cause": cause}
+        if (view["reachable"], view["cause"]) == (self.broker["reachable"], self.broker["cause"]):
+            return
+        self.broker = view
+        with self.journal.transaction() as txn:
+            self.publish_state(txn)
 
     def _timers(self) -> None:
         if self.deadline is None or self.clock.monotonic() < self.deadline:
@@ -184,12 +207,19 @@ class RoundEngine:
     # --- journal + publish helpers -----------------------------------------------------------------
     def publish_state(self, txn: Transaction) -> None:
         view = self.family.state_view()
+        betting = self.phase is Phase.BETTING
+        closes = None
+        if betting and self.deadline is not None:  # boards count down to it (docs/mqtt.md, `state`)
+            closes = utc_after(txn.utc, max(0.0, self.deadline - self.clock.monotonic()))
         txn.publish(self.topics.state, TableState(
             table=self.settings.table_id, seq=0, utc=txn.utc, game=self.settings.game, rulebook=self.settings.rulebook,
             currency=self.settings.currency, phase=self.phase.value, round=self.round,
             round_id=round_id(self.settings.table_id, self.round) if self.round else "", attempt=self.attempt,
-            betting_open=self.phase is Phase.BETTING, last_coup=bool(view.pop("last_coup", False)), game_state=view,
-            open_bets=len(self.book), devices=dict(self.health), limits=self.settings.limits), retain=True)
+            betting_open=betting, betting_closes=closes, betting_seconds=self.betting_seconds(),
+            last_coup=bool(view.pop("last_coup", False)), game_state=view,
+            open_bets=len(self.book), devices=dict(self.health), limits=self.settings.limits,
+            journal=JournalPoint(*txn.point(), anchor=self.journal.anchor_status),
+            disk=self.disk_space() if self.disk_space else None, broker=dict(self.broker)), retain=True)
 
     def event(self, kind: str, detail: dict | None = None, *, who: str | None = None, why: str | None = None,
               txn: Transaction | None = None) -> None:
@@ -197,11 +227,11 @@ class RoundEngine:
         if txn is None:
             with self.journal.transaction() as own:
                 return self.event(kind, detail, who=who, why=why, txn=own)
-        payload = EventPayload(table=self.settings.table_id, seq=txn.next_message_seq(), utc=txn.utc,
+        payload = EventPayload(table=self.settings.table_id, seq=0, utc=txn.utc,
                                round=self.round or None,
                                round_id=round_id(self.settings.table_id, self.round) if self.round else None,
                                kind=kind, who=who, why=why, detail=detail or {})
-        data = msgspec.json.encode(payload)
+        data = msgspec.json.encode(txn.stamp(self.topics.events, payload))
         txn.record("event", data, round=self.round or None)
         txn.publish(self.topics.events, data)
         if self.board is not None:
@@ -227,23 +257,27 @@ class RoundEngine:
         self.round_open = True
         self.pending = None
         self.phase = Phase.BETTING
+        self.start_betting_timer()  # before the state: it says when betting closes
         with self.journal.transaction() as txn:
             txn.record("round_opened", {"round": self.round, "game_state": self.family.state_data()}, round=self.round)
             txn.record("phase", {"phase": Phase.BETTING.value, "attempt": 1}, round=self.round)
             self.event("bets_open", txn=txn)
             self.publish_state(txn)
-        self.start_betting_timer()
         self.devices.phase_changed(Phase.BETTING.value, self.round, self.attempt)
         self.checkpoint("round_opened", self.round)
 
+    def betting_seconds(self) -> float:
+        """How long betting stays open before the timer closes it; 0 when only the dealer closes it."""
+        return self.settings.betting_seconds if self.family.timer_closes_betting else 0.0
+
     def start_betting_timer(self) -> None:
-        seconds = self.settings.betting_seconds
-        self.deadline = self.clock.monotonic() + seconds if seconds > 0 and self.family.timer_closes_betting else None
+        seconds = self.betting_seconds()
+        self.deadline = self.clock.monotonic() + seconds if seconds > 0 else None
 
     def reopen_betting(self, why: str) -> None:
         """Bets may be changed again inside the round (cussec after a void: 004 §VII.6)."""
-        self.set_phase(Phase.BETTING, event="bets_open", detail={"reopened": why})
         self.start_betting_timer()
+        self.set_phase(Phase.BETTING, event="bets_open", detail={"reopened": why})
 
     def close_betting(self, *, who: str | None = None, source: str = "console") -> None:
         self.deadline = None
@@ -253,7 +287,8 @@ class RoundEngine:
     def expect_reading(self, phase: Phase) -> None:
         """The play phase started (dice thrown, ball launched ...): a reading is due within the timeout."""
         timeout = self.settings.reading_timeout_s
-        self.deadline = self.clock.monotonic() + timeout if timeout > 0 else None
+        self.reading_since = self.clock.monotonic()
+        self.deadline = self.reading_since + timeout if timeout > 0 else None
         self.set_phase(phase)
 
     def reading(self, outcome: Any, fields: dict[str, Any], *, void_reason: str | None = None,
@@ -261,6 +296,9 @@ class RoundEngine:
         """A reading for the current attempt: journalled, then void → next attempt, valid → settle."""
         self.deadline = None
         self.phase = Phase.READING
+        if self.reading_since is not None:
+            self.observer.reading_taken(self.clock.monotonic() - self.reading_since)
+            self.reading_since = None
         body = {"attempt": self.attempt, "valid": void_reason is None, "void_reason": void_reason,
                 "fields": fields, "evidence": evidence.__dict__ if evidence else None, "detail": detail or {}}
         with self.journal.transaction() as txn:
@@ -290,6 +328,7 @@ class RoundEngine:
             txn.record("phase", {"phase": Phase.NO_MORE_BETS.value, "attempt": self.attempt}, round=self.round)
             self.phase = Phase.NO_MORE_BETS
             self.publish_state(txn)
+        self.observer.attempt_voided(reason)
         if self.attempt > self.settings.max_attempts:
             self.void_round(f"{self.settings.max_attempts} void attempts in a row")
             return
@@ -331,7 +370,7 @@ class RoundEngine:
                 manual: tuple[str, str] | None = None) -> None:
         payload = result_payload(self.settings.table_id, self.settings.game, self.round, self.attempt, txn.utc,
                                  void=void, reason=reason, fields=fields, evidence=evidence, manual=manual)
-        data = msgspec.json.encode(msgspec.structs.replace(payload, seq=txn.next_message_seq()))
+        data = msgspec.json.encode(txn.stamp(self.topics.result, payload))
         txn.record("result", data, round=self.round)
         txn.publish(self.topics.result, data, retain=True)
         if self.board is not None:
@@ -340,7 +379,7 @@ class RoundEngine:
     def _settlement(self, txn: Transaction, outcomes: list, *, void: bool) -> None:
         payload = settlement_payload(self.settings.table_id, self.round, txn.utc, self.settings.currency, outcomes,
                                      void=void)
-        data = msgspec.json.encode(msgspec.structs.replace(payload, seq=txn.next_message_seq()))
+        data = msgspec.json.encode(txn.stamp(self.topics.settlement, payload))
         txn.record("settlement", data, round=self.round)
         txn.record("round_closed", {"round": self.round, "void": void, "game_state": self.family.state_data()},
                    round=self.round)
@@ -349,11 +388,10 @@ class RoundEngine:
     def _finished(self, *, void: bool, reason: str | None, fields: dict, outcomes: list) -> None:
         self.rounds_finished += 1
         self.round_open = False
-        self.tickets = {t: r for t, r in self.tickets.items() if self.book.has_ticket(t)}
-        if self.on_round:
-            self.on_round(RoundSummary(self.round, round_id(self.settings.table_id, self.round), void, reason, fields,
-                                       len(outcomes), sum(o.paid for o in outcomes), sum(o.kept for o in outcomes),
-                                       sum(o.returned for o in outcomes), self.attempt, self.family.state_view()))
+        self.observer.round_finished(RoundSummary(
+            self.round, round_id(self.settings.table_id, self.round), void, reason, fields, len(outcomes),
+            sum(o.paid for o in outcomes), sum(o.kept for o in outcomes), sum(o.returned for o in outcomes),
+            self.attempt, self.family.state_view(), sum(o.result.value == "stay" for o in outcomes)))
         self.family.round_finished()
 
     def wants_more_rounds(self) -> bool:

@@ -69,7 +69,7 @@ def start(engine: RoundEngine) -> str:
             state = data["game_state"]
     book.restore(state, stays, placed)
     engine.family.restore_state(state)
-    engine.tickets = {b.ticket: b"" for b in placed}
+    engine.rebuild_registry()  # every ticket's first answer, whatever round it was in
     engine.table_open = not table_closed
     if last_open is None:
         return _fresh(engine)
@@ -84,6 +84,7 @@ def start(engine: RoundEngine) -> str:
 
 
 def _fresh(engine: RoundEngine) -> str:
+    engine.round = engine.journal.round_base  # a new epoch's rounds continue after the last one published
     engine.event("table_opened", {"game": engine.settings.game, "rulebook": engine.settings.rulebook})
     engine.family.round_finished()  # what follows a round follows an empty journal too
     return "fresh journal: table opened"
@@ -104,8 +105,8 @@ def _inside_round(engine: RoundEngine, phase: Phase, reading: dict | None) -> st
         if phase is Phase.PREPARING:
             engine.set_phase(Phase.PREPARING)
         else:
-            engine.set_phase(Phase.BETTING)
             engine.start_betting_timer()
+            engine.set_phase(Phase.BETTING)
         return f"round {rnd}: betting resumed with {len(engine.book)} bets"
     if reading is not None and phase in (Phase.READING, Phase.CONFIRMING, Phase.SETTLING):
         outcome = engine.family.outcome_from(reading["fields"])
