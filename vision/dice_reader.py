@@ -22,7 +22,7 @@ from .face_crops import crop, crop_matrix
 from .pose_net import DEFAULT_POSE_WEIGHTS, PoseNet, View
 from .pip_reader import FACE_PX, SPAN, FaceRead, dominant_angle, read_face
 from .pose import PoseContext, assign_poses, settle_touching
-from .read_checks import FLAT_SILHOUETTE, crowded, not_dice_of_their_own, partial, silhouette_ratio
+from .read_checks import EMPTY_SILHOUETTE, FLAT_SILHOUETTE, crowded, not_dice_of_their_own, partial, silhouette_ratio
 from .reading import Die, Pose, Reading
 
 
@@ -35,10 +35,11 @@ class ReaderSettings:
     net_confidence: float = 0.7  # classifier: P(value) to call the value a read
     pip_confidence: float = 0.6  # classical reader: confidence to call the value a read
     agree_confidence: float = 0.5  # both readers agree: classifier P(value) enough for a read
-    tipped_confidence: float = 0.95  # a die not lying flat: P(value) needed (its side faces show pips too)
+    touching_confidence: float = 0.97  # a die touching another: P(value) needed (its crop shows the neighbour's pips)
     read_floor: float = 0.5  # never a read below this overall confidence, P(a die here) x P(value | die)
     one_look: float = 0.99  # a centred crop read this surely is not read again four ways round
     settled_flat: float = 0.7  # a die re-centred by the touching-dice fit: P(flat) needed to read it
+    surely_flat: float = 0.9  # pose network: P(flat) above which a too-big silhouette declines the die, not tips it
     views: int = 4  # the classifier reads each die 4 ways round (4) or also mirrored (8), averaged
     temperature: float = 1.0  # the classifier's probabilities are softened by this (fitted on tuning data)
 
@@ -216,11 +217,13 @@ class DiceReader:
 
     # --- reading ------------------------------------------------------------------------------
     def trust(self, d: Die) -> bool:
-        """A value read on a die that does not lie flat is trusted only when very sure; never on a die
-        leaning on another, whose most exposed face the crop cannot tell from its neighbour's."""
-        if d.lie is Pose.OVERLAPPING:
+        """A value is trusted only on a die lying flat (or flat beside another, when very sure). Never on a
+        die that is tipped, stacked or leaning: from above, its most exposed face cannot be ranked surely
+        against the side faces perspective shows (on the tuning split, cocked dice read at P >= 0.95 were
+        wrong one time in eight); craps then voids `uncertain` and the dealer reads the most exposed face."""
+        if d.lie in TIPPED:
             return False
-        return d.lie not in TIPPED or d.confidence >= self.settings.tipped_confidence
+        return d.lie is not Pose.TOUCHING or d.confidence >= self.settings.touching_confidence
 
     def doubt(self, d: Die, dice: list[Die], ctx: PoseContext) -> bool:
         """True when a die with a value must still be declined (vision/read_checks.py says why)."""
@@ -231,12 +234,22 @@ class DiceReader:
 
     def geometry_overrules(self, d: Die, f: Found, ctx: PoseContext) -> Die:
         """A die called flat whose silhouette is too big for a flat die there under the calibrated camera
-        stands higher or leans (stacked, cocked): it takes the pose network's likeliest other pose."""
+        stands higher or leans (stacked, cocked): it takes the pose network's likeliest other pose. When the
+        pose network is sure the die is flat, the two disagree: the die is declined (`uncertain`), not tipped
+        (on the tuning split, every die so found was flat: a shadow or a lamp's glow on the felt). A find where
+        the frame hardly differs from the empty table (less than EMPTY_SILHOUETTE of a die's outline) is not a
+        die at all (printing on the felt read as pips): declined."""
         if d.lie is not Pose.FLAT:
             return d
         ratio = silhouette_ratio(d, ctx)
-        if ratio is None or ratio <= FLAT_SILHOUETTE:
+        if ratio is None:
             return d
+        if ratio < EMPTY_SILHOUETTE:
+            return replace(d, sure=False)
+        if ratio <= FLAT_SILHOUETTE:
+            return d
+        if f.pose_probs is not None and float(f.pose_probs[0]) >= self.settings.surely_flat:
+            return replace(d, sure=False)
         tipped = Pose.COCKED if f.pose_probs is None else TIPPED_ALONE[int(np.argmax(f.pose_probs[1:]))]
         return replace(d, lie=tipped)
 

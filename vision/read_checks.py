@@ -16,6 +16,7 @@ DUPLICATE = 0.95  # die edges: a weaker find of the same value this close to a d
 DUPLICATE_SURE = 0.9  # ... unless it is read this surely (a die seen again off its centre is read less surely)
 TOO_CLOSE = 0.68  # die edges: a find with two others this close sits between two dice
 FLAT_SILHOUETTE = 1.3  # a die alone whose silhouette is this much larger than a flat die's there is not flat
+EMPTY_SILHOUETTE = 0.35  # ... and one whose silhouette is this much smaller is no die (the empty table is there)
 
 
 def crowded(die: Die, dice: list[Die], die_px: float) -> bool:
