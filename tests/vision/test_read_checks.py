@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
+import pytest
 
-from vision.dice_reader import DiceReader, square_outline
+from vision.dice_reader import DiceReader, Found, square_outline
 from vision.die_geometry import resting_rotation
-from vision.read_checks import FLAT_SILHOUETTE, duplicate, partial, silhouette_ratio
-from vision.reading import Die
+from vision.read_checks import EMPTY_SILHOUETTE, FLAT_SILHOUETTE, duplicate, partial, silhouette_ratio
+from vision.reading import Die, Pose
 from vision.pose import PoseContext
 from vision.synthetic import render
 from vision.synthetic_scenes import placed
@@ -71,3 +73,60 @@ def test_no_ratio_without_the_empty_table(craps_rig):
     d = die(3, 640.0, 360.0, 0.99, cal.die_px)
     fg = DiceReader(cal).foreground(empty)
     assert silhouette_ratio(d, PoseContext(empty, fg, cal, None)) is None
+
+
+def flat_scene(craps_rig):
+    """A frame with one flat die, its reader, the die as found, and the reader's context."""
+    rig, empty, cal = craps_rig
+    rng = np.random.default_rng(5)
+    frame, truth = render(rig.scene([placed(450.0, 200.0, resting_rotation(4, 0.3), rig.style, "flat",
+                                            rig.layout.die_mm)], rng), rng)
+    reader = DiceReader(cal, background=empty)
+    fg = reader.foreground(frame)
+    t = truth[0]
+    d = die(t.value, t.x, t.y, 0.99, cal.die_px)
+    found = Found(t.x, t.y, cal.die_px, 0.0, 0, True)
+    return reader, d, found, frame, fg
+
+
+def test_a_find_where_the_frame_is_the_empty_table_is_no_die(craps_rig):
+    """Compared with an empty table that looks the same there, a find has no silhouette: printing or a
+    shadow read as pips (the phantoms of the tuning split), never a read."""
+    reader, d, found, frame, fg = flat_scene(craps_rig)
+    same = PoseContext(frame, fg, reader.calibration, frame)  # the "empty table" is the frame itself
+    assert silhouette_ratio(d, same) < EMPTY_SILHOUETTE
+    assert not reader.geometry_overrules(d, found, same).sure
+    real = PoseContext(frame, fg, reader.calibration, reader.background)
+    assert reader.geometry_overrules(d, found, real).sure  # the real die, against the real empty table
+
+
+def test_a_die_too_big_to_lie_flat_that_the_pose_network_calls_flat_is_declined_not_tipped(craps_rig):
+    """The silhouette says "not flat", the pose network says "surely flat": they disagree, so the die is
+    declined (`uncertain`) rather than voiding the throw as stacked or cocked."""
+    reader, d, found, frame, fg = flat_scene(craps_rig)
+    ctx = PoseContext(frame, fg, reader.calibration, reader.background)
+    assert FLAT_SILHOUETTE >= silhouette_ratio(d, ctx) > EMPTY_SILHOUETTE
+    # Told that dice are a quarter smaller, the camera model expects a smaller outline: this die is too big.
+    ctx_small = PoseContext(frame, fg, replace(reader.calibration, layout=replace(
+        reader.calibration.layout, die_mm=0.75 * reader.calibration.layout.die_mm)), reader.background)
+    assert silhouette_ratio(d, ctx_small) > FLAT_SILHOUETTE
+    found.pose_probs = np.array([0.95, 0.02, 0.02, 0.005, 0.005], np.float32)
+    surely_flat = reader.geometry_overrules(d, found, ctx_small)
+    assert surely_flat.lie is Pose.FLAT and not surely_flat.sure
+    found.pose_probs = np.array([0.6, 0.05, 0.33, 0.01, 0.01], np.float32)
+    assert reader.geometry_overrules(d, found, ctx_small).lie is Pose.STACKED
+
+
+@pytest.mark.parametrize("lie", [Pose.COCKED, Pose.STACKED, Pose.OVERLAPPING])
+def test_a_die_not_lying_flat_is_never_a_read_however_sure(lie, craps_rig):
+    """From above, a tipped die's most exposed face cannot be ranked surely against its side faces (on
+    the tuning split, cocked dice read at P >= 0.95 were wrong one time in eight): never a read."""
+    reader = DiceReader(craps_rig[2], background=craps_rig[1])
+    assert not reader.trust(replace(die(5, 100.0, 100.0, 0.999), lie=lie))
+    assert reader.trust(die(5, 100.0, 100.0, 0.999))
+
+
+def test_a_die_touching_another_is_read_only_when_very_sure(craps_rig):
+    reader = DiceReader(craps_rig[2], background=craps_rig[1])
+    assert not reader.trust(replace(die(2, 100.0, 100.0, 0.95), lie=Pose.TOUCHING))
+    assert reader.trust(replace(die(2, 100.0, 100.0, 0.98), lie=Pose.TOUCHING))
