@@ -23,7 +23,6 @@ from __future__ import annotations
 import logging
 import os
 import secrets
-import signal
 import threading
 from pathlib import Path
 from typing import Any
@@ -48,6 +47,7 @@ from .rounds.setup import board_keeper, engine_settings, family_factory, game_na
 from .sd_notify import Notifier
 from .service_config import MqttSection, SimulationSection, StorageSection, storage_path
 from .startup import AnchorCheck
+from .stop_signal import StopSignal
 
 log = logging.getLogger(__name__)
 
@@ -133,7 +133,7 @@ class TableService:
                                        storage.journal_keep_rounds, storage.journal_archive_days)
         self.failure: JournalError | None = None  # why the running table must lock out
         self.notifier = Notifier(self.environ)
-        self.stop_event = threading.Event()
+        self.stop_event = StopSignal()
         self.engine: RoundEngine | None = None
 
     # --- running ---------------------------------------------------------------------------------
@@ -309,10 +309,7 @@ class TableService:
         return simulated_devices(self.config, self.source, self.sim, evidence, self.link_settings.url, self.topics)
 
     def _signals(self) -> None:
-        if threading.current_thread() is not threading.main_thread():
-            return
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(sig, lambda *_: self.stop_event.set())
+        self.stop_event.install()
 
     # --- lock-out ----------------------------------------------------------------------------------
     def lock_out(self, reason: str, status: int = EXIT_LOCKED) -> int:
