@@ -70,12 +70,13 @@ class TableService:
 
     def __init__(self, config: TableConfig, source: str, *, mqtt_url: str | None = None, simulate: bool = False,
                  rounds: int | None = None, on_round: Callable[[RoundSummary], None] | None = None,
-                 environ: dict[str, str] | None = None) -> None:
+                 environ: dict[str, str] | None = None, capture_factory: Callable | None = None) -> None:
         if config.table is None:
             raise ConfigError(f"{source}: no [table] section: `tablehw run` needs at least [table] id")
         self.config, self.source = config, source
         self.simulate, self.rounds, self.on_round = simulate, rounds, on_round
         self.environ = dict(os.environ if environ is None else environ)
+        self.capture_factory = capture_factory  # the camera's VideoCapture (injected: a stand-in in tests)
         self.sim = config.simulation or SimulationSection()
         self.table_id = config.table.id
         self.topics = Topics((config.mqtt or MqttSection()).prefix, self.table_id)
@@ -162,7 +163,8 @@ class TableService:
                                   "(docs/devices.md) or run with --simulate")
             from .hardware import HardwareTable
             return HardwareTable(self.config.devices, game_name(self.config), evidence,
-                                 calibration=self.config.table.camera_calibration), None
+                                 calibration=self.config.table.camera_calibration,
+                                 capture_factory=self.capture_factory), None
         from .simulation.wiring import simulated_devices
         return simulated_devices(self.config, self.source, self.sim, evidence, self.link_settings.url, self.topics)
 

@@ -8,7 +8,7 @@ drawn on the calibration image as an annotated PNG for a person to check at a gl
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -51,6 +51,7 @@ class Calibration:
     homography: np.ndarray  # 3x3, image pixels -> table mm
     error_mm: float  # RMS distance of the marker corners mapped back onto the table
     camera_height_mm: float | None = None  # measured at installation; enables the 3D pose checks
+    empty_table: Path | None = None  # the installation photo of the empty table (the reader's first model)
 
     @cached_property
     def camera(self) -> PinholeCamera | None:
@@ -136,10 +137,24 @@ class Calibration:
                           if self.layout.middle else None),
             "walls_px": [np.round(self.points_to_image(s), 2).tolist() for s in self.layout.walls],
             "dome_px": [list(dome[0]), dome[1]] if dome else None,
+            "empty_table": self.empty_table.name if self.empty_table is not None else None,
         }
 
-    def save(self, path: Path | str) -> None:
-        Path(path).write_text(json.dumps(self.as_json(), indent=2) + "\n")
+    def save(self, path: Path | str, empty_table: np.ndarray | None = None) -> "Calibration":
+        """Write the JSON; with `empty_table` (the calibration photo of the empty table) also that frame,
+        as a PNG beside it (`<name>.empty.png`), which the service starts its empty-table model from."""
+        path = Path(path)
+        cal = self
+        if empty_table is not None:
+            if (empty_table.shape[1], empty_table.shape[0]) != tuple(self.image_size):
+                raise CalibrationError(f"empty-table frame is {empty_table.shape[1]}x{empty_table.shape[0]}, "
+                                       f"calibrated for {self.image_size[0]}x{self.image_size[1]}")
+            png = path.with_name(path.stem + ".empty.png")
+            if not cv2.imwrite(str(png), empty_table):
+                raise CalibrationError(f"{png}: cannot write the empty-table frame")
+            cal = replace(self, empty_table=png)
+        path.write_text(json.dumps(cal.as_json(), indent=2) + "\n")
+        return cal
 
     @classmethod
     def load(cls, path: Path | str) -> "Calibration":
@@ -163,7 +178,24 @@ class Calibration:
         height = doc.get("camera_height_mm")
         if height is not None and not (isinstance(height, (int, float)) and 100 <= height <= 10000):
             raise CalibrationError(f"{path}: camera_height_mm must be 100-10000 mm, got {height!r}")
-        return cls(layout, size, hom, float(doc.get("error_mm", 0.0)), None if height is None else float(height))
+        empty = doc.get("empty_table")
+        if empty is not None and not isinstance(empty, str):
+            raise CalibrationError(f"{path}: empty_table must be a file name, got {empty!r}")
+        return cls(layout, size, hom, float(doc.get("error_mm", 0.0)), None if height is None else float(height),
+                   path.parent / empty if empty else None)
+
+    def empty_table_frame(self) -> np.ndarray | None:
+        """The installation photo of the empty table, or None when the calibration has none (made before
+        it was kept). A file that is named but missing or of another size is an error."""
+        if self.empty_table is None:
+            return None
+        frame = cv2.imread(str(self.empty_table), cv2.IMREAD_COLOR)
+        if frame is None:
+            raise CalibrationError(f"{self.empty_table}: empty-table frame missing or unreadable")
+        if (frame.shape[1], frame.shape[0]) != tuple(self.image_size):
+            raise CalibrationError(f"{self.empty_table}: {frame.shape[1]}x{frame.shape[0]}, calibrated for "
+                                   f"{self.image_size[0]}x{self.image_size[1]}")
+        return frame
 
 
 def calibrate(image: np.ndarray, layout: Layout, camera_height_mm: float | None = None) -> Calibration:
