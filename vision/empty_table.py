@@ -55,6 +55,7 @@ class EmptyTable:
         self.thumb: np.ndarray | None = None
         self.version = 0
         self.how = "none"  # installation | refreshed | replaced: where the current model came from
+        self.refused = 0  # frames offered while something the reader takes for a die lay on the table
         self._clear: list[np.ndarray] = []  # clear frames checked against the model
         self._unchecked: list[np.ndarray] = []  # still frames with nothing to check them against
         if frame is not None:
@@ -95,6 +96,7 @@ class EmptyTable:
             self._unchecked = []
             if reader.read(frame).dice:
                 self._clear = []  # a die (or what the reader takes for one) lies there: not the empty table
+                self.refused += 1
                 return False
             self._clear.append(frame)
             if len(self._clear) < self.samples:
