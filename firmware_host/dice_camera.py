@@ -99,6 +99,7 @@ class DiceCamera:
         self.sink: Callable[[Any], None] = lambda item: None
         self.frames: Callable[[], Any] = lambda: None
         self.timings: deque[Timing] = deque(maxlen=1000)
+        self.read_ms: deque[float] = deque(maxlen=1000)  # every read the worker made (wall time)
         self.frames_taken = 0
         self._jobs: queue.Queue = queue.Queue()
         self._lock = threading.Lock()  # the watcher's two halves and the arming
@@ -199,6 +200,8 @@ class DiceCamera:
         unfit = self.empty_table.unfit(frame.image)
         reading = self.reader.read(frame.image) if unfit is None else Reading(())
         read_ms = (time.perf_counter() - started) * 1000
+        if unfit is None:
+            self.read_ms.append(read_ms)
         with self._lock:
             if self._throw != throw:
                 return

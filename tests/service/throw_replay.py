@@ -37,8 +37,9 @@ class Replay:
     throws: list[ThrowFrames]
 
 
-def rendered_replay(tmp: Path, seed: int, throws: int, kind: str = "valid") -> Replay:
-    """A craps rig of `seed`, its calibration (with the empty table kept beside it) and `throws` throws."""
+def rendered_replay(tmp: Path, seed: int, throws: int, kinds: tuple[str, ...] = ("valid",)) -> Replay:
+    """A craps rig of `seed`, its calibration (with the empty table kept beside it) and `throws` throws
+    whose resting dice are of `kinds` in turn (scene kinds of vision.synthetic_scenes)."""
     rng = np.random.default_rng(seed)
     rig = random_rig("craps", rng)
     clean, _ = render(rig.scene([], rng, clean=True), rng)
@@ -46,8 +47,8 @@ def rendered_replay(tmp: Path, seed: int, throws: int, kind: str = "valid") -> R
     calibrate(clean, rig.layout, float(rig.camera.position[2])).save(path, empty_table=clean)
     lit = rig.scene([], rng)
     empty = [render(lit, rng)[0] for _ in range(4)]
-    frames = [render_throw(rig, random_scene(rig, kind, rng), rng, before=3, seconds=1.0, still=6)
-              for _ in range(throws)]
+    frames = [render_throw(rig, random_scene(rig, kinds[i % len(kinds)], rng), rng, before=3, seconds=1.0, still=6)
+              for i in range(throws)]
     return Replay(rig, path, empty, frames)
 
 
@@ -100,6 +101,8 @@ def replay_through_service(tmp: Path, url: str, replay: Replay, *, betting_secon
             if len(results) >= len(replay.throws):
                 break
             time.sleep(0.005)
+        # the last result may still be on its way when the table stops after its last round
+        listener.wait_for(lambda m: sum(x.topic.endswith("/result") for x in m) >= len(thrown), 10)
     finally:
         service.stop_event.set()
         runner.join(30)
