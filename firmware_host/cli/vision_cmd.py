@@ -147,6 +147,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
         raise VisionError(f"{png}: cannot write the annotated image")
     print(f"{args.out}: {layout.name}, marker error {cal.error_mm:.2f} mm, die {cal.die_px:.1f} px; checked image {png}; "
           f"empty table {cal.empty_table}")
+    for note in cal.notes:
+        print(f"  {note}")
     return 0
 
 
