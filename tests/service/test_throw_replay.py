@@ -18,6 +18,6 @@ def test_a_thrown_pair_is_read_and_published_as_rendered(tmp_path):
         result = throw.result
         assert result["void"] is False, result  # plain throws, both dice flat past the middle
         assert tuple(sorted(result["faces"])) == throw.truth
-        assert result["evidence"]["ref"].endswith(".png")
+        assert (service.storage / result["evidence"]["ref"]).is_file()  # the annotated frame, kept
         assert throw.latency_ms > 0  # the result came after the dice stopped
     assert camera.delivered > 0
