@@ -106,6 +106,8 @@ class DiceCamera:
         self._throw: Throw | None = None
         self._armings = 0
         self._clear = False
+        self._clear_changes = 0
+        self._idle_seen = 0
         self._offered = 0.0
         self._running = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -135,9 +137,13 @@ class DiceCamera:
             self.watcher.start()
 
     def table_clear(self, clear: bool) -> None:
-        """Whether the table should be empty now (bets open, dice with the shooter): the model may learn."""
-        self._clear = clear
-        self.idle.reset()
+        """Whether the table should be empty now (bets open, dice with the shooter): the model may learn,
+        and a throw still watched is over (its round went on without it)."""
+        with self._lock:
+            if clear:
+                self._throw = None
+            self._clear = clear
+            self._clear_changes += 1  # the camera thread starts its still count again
 
     # --- the camera thread ----------------------------------------------------------------------
     def _camera_loop(self) -> None:
@@ -157,11 +163,15 @@ class DiceCamera:
 
     def _take(self, frame) -> None:
         with self._lock:
-            throw = self._throw
+            throw, clear, changes = self._throw, self._clear, self._clear_changes
             request = self.watcher.observe(frame.image) if throw is not None else None
         if request is not None:
             self._jobs.put((throw, request, frame))
-        elif throw is None and self._clear and self.idle.update(frame.image):
+            return
+        if changes != self._idle_seen:
+            self._idle_seen = changes
+            self.idle.reset()
+        if throw is None and clear and self.idle.update(frame.image):
             now = time.monotonic()
             if now - self._offered >= OFFER_EVERY_S and self._jobs.empty():
                 self._offered = now
@@ -185,8 +195,8 @@ class DiceCamera:
 
     def _offer(self, image: np.ndarray) -> None:
         with self._lock:
-            if self._throw is not None:
-                return  # a throw started meanwhile: the table is no longer clear
+            if self._throw is not None or not self._clear:
+                return  # bets closed meanwhile: the table is no longer clear
         if self.empty_table.offer(image, self.reader):
             log.info("camera: empty-table model %d (%s)", self.empty_table.version, self.empty_table.how)
 
