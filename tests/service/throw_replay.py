@@ -31,6 +31,7 @@ from .throwing_camera import ThrowingCamera
 class Replay:
     """A rendered craps table under its camera, calibrated on its empty frame, and throws to replay."""
 
+    seed: int
     rig: TableRig
     calibration: Path
     empty: list[np.ndarray]
@@ -49,7 +50,7 @@ def rendered_replay(tmp: Path, seed: int, throws: int, kinds: tuple[str, ...] = 
     empty = [render(lit, rng)[0] for _ in range(4)]
     frames = [render_throw(rig, random_scene(rig, kinds[i % len(kinds)], rng), rng, before=3, seconds=1.0, still=6)
               for i in range(throws)]
-    return Replay(rig, path, empty, frames)
+    return Replay(seed, rig, path, empty, frames)
 
 
 @dataclass(frozen=True)
@@ -66,10 +67,10 @@ class Thrown:
         return (self.received - self.last_motion) * 1000
 
 
-def service_config(tmp: Path, url: str, calibration: Path, betting_seconds: float) -> Path:
+def service_config(tmp: Path, url: str, table_id: str, calibration: Path, betting_seconds: float) -> Path:
     """config/sim-craps.toml on its devices: the camera (a V4L2 device: the stand-in), the calibration."""
     return table_config(tmp, "craps", url, name="replay.toml", sections={
-        "table": {"camera_calibration": str(calibration), "betting_seconds": betting_seconds},
+        "table": {"id": table_id, "camera_calibration": str(calibration), "betting_seconds": betting_seconds},
         "devices": {"camera": {"kind": "v4l2", "device": "throwing-camera", "fps": 30.0}},
     })
 
@@ -77,10 +78,11 @@ def service_config(tmp: Path, url: str, calibration: Path, betting_seconds: floa
 def replay_through_service(tmp: Path, url: str, replay: Replay, *, betting_seconds: float = 1.0,
                            timeout_s: float = 120.0) -> tuple[list[Thrown], TableService, ThrowingCamera]:
     """Run the table until every throw of `replay` has a result at the subscriber (or `timeout_s`)."""
-    config = service_config(tmp, url, replay.calibration, betting_seconds)
+    table = f"replay-{replay.seed}"  # a table (topics, MQTT session) of its own per rig
+    config = service_config(tmp, url, table, replay.calibration, betting_seconds)
     camera = ThrowingCamera(replay.empty)
     service = TableService(load_config(config), str(config), rounds=len(replay.throws), capture_factory=camera)
-    listener = Listener(url, ["tablehw/tables/sim-craps/state", "tablehw/tables/sim-craps/result"])
+    listener = Listener(url, [f"tablehw/tables/{table}/state", f"tablehw/tables/{table}/result"])
     runner = threading.Thread(target=service.run, name="table", daemon=True)
     runner.start()
     thrown: dict[tuple[int, int], int] = {}  # (round, attempt) -> which throw was thrown
