@@ -62,11 +62,12 @@ class Timing:
 def warm_up(reader) -> None:
     """Run each network once: its first forward allocates, and would otherwise land on the first throw."""
     from vision.face_crops import CROP_PX
+    from vision.pose_net import POSE_PX
 
     if reader.classifier is not None:
         reader.classifier.classify(np.zeros((1, CROP_PX, CROP_PX, 3), np.uint8))
     if reader.pose_net is not None:
-        reader.pose_net.net.setInput(np.zeros((1, 4, 48, 48), np.float32))
+        reader.pose_net.net.setInput(np.zeros((1, 4, POSE_PX, POSE_PX), np.float32))  # 3 colours + view tangent
         reader.pose_net.net.forward()
 
 
@@ -78,10 +79,9 @@ def vision_for(game: str, calibration, *, fps: float):
     from vision.throw_judge import rules_for
     from vision.throw_watch import ThrowWatcher
 
-    empty = calibration.empty_table_frame() if calibration is not None else None
+    empty = calibration.empty_table_frame()
     reader = DiceReader(calibration, background=empty)
-    w, h = calibration.image_size if calibration is not None else (0, 0)
-    region = calibration.search_mask(w, h, 0.25) if calibration is not None else None
+    region = calibration.search_mask(*calibration.image_size, 0.25)  # motion and changes count on the table only
     window = max(1, round(REST_SECONDS * fps))
     watcher = ThrowWatcher(reader, rules_for(VISION_GAMES[game]), detector=AtRestDetector(window, region=region),
                            reads=READS, needs_motion=game in THROWN)

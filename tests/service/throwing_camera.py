@@ -13,7 +13,6 @@ import math
 import threading
 import time
 
-import cv2
 import numpy as np
 
 from vision.throw_motion import ThrowFrames
