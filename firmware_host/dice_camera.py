@@ -6,7 +6,9 @@ are open, the at-rest test that picks still frames for the empty-table model; it
 worker and never blocks on it. The **vision** worker reads the frames it is given (`DiceReader`
 against the empty-table model), collects the agreeing readings, judges the throw, encodes the
 evidence and puts the `DiceSeen` on the engine's inbox — the engine thread stays the one owner of
-game state. Between throws the worker checks the frames offered for the model (`EmptyTable.offer`).
+game state. The evidence is drawn and encoded ahead, while the last frame of the rest is still to
+come: on the frame before it, with the outcome the readings so far give (`ThrowWatcher.foresee`);
+when the last reading agrees, that image is the evidence, else the last frame is drawn and encoded. Between throws the worker checks the frames offered for the model (`EmptyTable.offer`).
 
 A read is declined (void `uncertain`, the dealer throws again or enters the result) when the model is
 missing or no longer fits the table: the slow read without a model is never used here.
@@ -57,6 +59,7 @@ class Timing:
     rest_frame: float  # monotonic time of capture of the frame completing the at-rest window
     sent: float  # monotonic time the DiceSeen was put on the engine's inbox
     read_ms: float  # time the worker spent reading the last requested frame
+    evidence_ahead: bool  # the evidence was encoded before the last frame came (it agreed)
 
 
 def warm_up(reader) -> None:
@@ -109,6 +112,7 @@ class DiceCamera:
         self._clear_changes = 0
         self._idle_seen = 0
         self._offered = 0.0
+        self._ahead: tuple[Throw, int, Any, bytes] | None = None  # the vision worker's evidence encoded ahead
         self._running = threading.Event()
         self._threads: list[threading.Thread] = []
 
@@ -219,19 +223,40 @@ class DiceCamera:
                 outcome = self.watcher.decline(unfit)
             else:
                 outcome = self.watcher.collect(request, reading)
-            if outcome is None:
-                return
-            self._throw = None
-        self.sink(self._seen(throw, frame.image, outcome))
-        self.timings.append(Timing(throw.round_no, throw.attempt, frame.mono, time.monotonic(), read_ms))
+            foreseen = self.watcher.foresee() if outcome is None else None
+            if outcome is not None:
+                self._throw = None
+        if outcome is None:
+            if foreseen is not None:
+                self._ahead = (throw, request.epoch, foreseen, self._encoded(frame.image, foreseen))
+            return
+        png, ahead = self._evidence_png(throw, request.epoch, frame.image, outcome)
+        self.sink(self._seen(throw, png, outcome))
+        self.timings.append(Timing(throw.round_no, throw.attempt, frame.mono, time.monotonic(), read_ms, ahead))
 
-    def _seen(self, throw: Throw, image: np.ndarray, outcome) -> DiceSeen:
+    @staticmethod
+    def _encoded(image: np.ndarray, outcome) -> bytes | None:
+        """The evidence image: the frame annotated with the reading and the verdict, as PNG."""
         from vision.evidence import annotate
 
+        ok, png = cv2.imencode(".png", annotate(image, outcome.reading, outcome.verdict))
+        return png.tobytes() if ok else None
+
+    def _evidence_png(self, throw: Throw, epoch: int, image: np.ndarray, outcome) -> tuple[bytes | None, bool]:
+        """The evidence encoded ahead when the last reading agreed with it (same reading, same verdict), else
+        the last frame's; and whether it was the one encoded ahead."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None:
+            their_throw, their_epoch, foreseen, png = ahead
+            if (their_throw, their_epoch) == (throw, epoch) and foreseen.verdict == outcome.verdict \
+                    and foreseen.reading == outcome.reading:
+                return png, True
+        return self._encoded(image, outcome), False
+
+    def _seen(self, throw: Throw, png: bytes | None, outcome) -> DiceSeen:
         verdict = outcome.verdict
-        ok, png = cv2.imencode(".png", annotate(image, outcome.reading, verdict))
         name = f"{self.game}-{throw.round_no:08d}-{throw.attempt}.png"
-        evidence = self.evidence.save(name, png.tobytes()) if ok else None
+        evidence = self.evidence.save(name, png) if png is not None else None
         faces = tuple(verdict.values) if verdict.valid and verdict.values else None
         reason = None if verdict.valid else (verdict.reason.value if verdict.reason else "uncertain")
         return DiceSeen(throw.round_no, throw.attempt, faces, reason, evidence, {"detail": verdict.detail})

@@ -6,7 +6,8 @@ the dice are (foreground only) for the middle-line rule, and while they lie stil
 frames to read — `reads` frames spread over the at-rest window, the last one completing it, so the
 reads are mostly done by the time the window ends. `ThrowWatcher.collect(request, reading)` takes
 each reading back; once the last one is in, the readings must agree and the throw is judged
-(`Outcome`). Motion before the window is complete drops the readings taken so far.
+(`Outcome`). Motion before the window is complete drops the readings taken so far. `foresee()` says,
+once all but the last reading are in, what the outcome will be if the last one agrees.
 
 `feed(frame)` does both halves in one thread (tools and tests). Call `start()` when a new throw
 begins. A thrown game (`needs_motion`) only counts a rest that follows motion, and a rest with no
@@ -148,6 +149,17 @@ class ThrowWatcher:
         verdict = judge(agreed, self.rules, self.calibration, self.track)
         self.done = True
         return Outcome(agreed, verdict, len(readings), len(self.track))
+
+    def foresee(self) -> Outcome | None:
+        """The `Outcome` the rest being read will have if its last reading agrees with those in: judged once
+        all but the last requested frame are read (None before, or when no die was read), so that the
+        service can draw and encode the evidence while the last frame is still to come."""
+        if self.done or not self.pending or len(self.pending) != self.reads - 1 or self.pending_epoch != self.epoch:
+            return None
+        agreed = agree(self.pending)
+        if self.needs_motion and not agreed.dice:
+            return None
+        return Outcome(agreed, judge(agreed, self.rules, self.calibration, self.track), self.reads, len(self.track))
 
     def decline(self, why: str) -> Outcome:
         """End this throw without a read: void `uncertain` saying why (e.g. no empty-table model)."""

@@ -200,7 +200,7 @@ def test_throw_replay_last_motion_to_result_received(tmp_path):
     broker = MosquittoBroker(tmp_path / "broker").start()
     load = os.getloadavg()
     try:
-        thrown, last_motion, at_rest, reads, missed, delivered = [], [], [], [], 0, 0
+        thrown, last_motion, at_rest, reads, missed, delivered, ahead = [], [], [], [], 0, 0, 0
         for seed in REPLAY_SEEDS:
             folder = tmp_path / f"rig-{seed}"
             folder.mkdir()
@@ -212,6 +212,7 @@ def test_throw_replay_last_motion_to_result_received(tmp_path):
             at_rest += [(received[(t.round_no, t.attempt)] - t.rest_frame) * 1000 for t in dice_camera.timings
                         if (t.round_no, t.attempt) in received]
             reads += list(dice_camera.read_ms)
+            ahead += sum(t.evidence_ahead for t in dice_camera.timings)
             last_motion += [t.latency_ms for t in done]
             thrown += done
             missed, delivered = missed + camera.missed, delivered + camera.delivered
@@ -233,5 +234,6 @@ def test_throw_replay_last_motion_to_result_received(tmp_path):
     print(f"[service] reads in the vision worker (wall, service threads): {row(reads)}")
     print(f"[service] results: {len(thrown)} ({len(valid)} valid: {right} as rendered, {wrong} wrong; "
           f"{len(thrown) - len(valid)} void: {sorted(t.result['reason'] for t in thrown if t.result['void'])}); "
-          f"frames missed by the frame loop: {missed} of {delivered + missed}")
+          f"frames missed by the frame loop: {missed} of {delivered + missed}; evidence encoded ahead "
+          f"(the last reading agreed): {ahead} of {len(at_rest)}")
     assert len(last_motion) >= len(REPLAY_SEEDS) * len(REPLAY_KINDS) and min(last_motion) > 0 and reads

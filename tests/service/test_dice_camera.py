@@ -3,12 +3,15 @@ a read is slow, refreshes the model while bets are open and never from dice lyin
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from dataclasses import replace
 from pathlib import Path
 
+import cv2
 import msgspec
+import numpy as np
 import pytest
 
 from drivers.errors import DeviceError
@@ -115,3 +118,43 @@ def test_the_model_is_refreshed_while_bets_are_open_and_never_from_dice_lying_th
         t.camera.clear()  # the stickman takes them
         assert wait_for(lambda: model.version == 2, 30)
         assert model.how == "refreshed"
+
+
+def test_the_evidence_is_encoded_ahead_when_the_last_reading_agrees(tmp_path, replay):
+    thrown = replay.throws[0]
+    steady = replace(thrown, still=thrown.still[:1])  # one still image: every reading of the rest is the same
+    with Table(tmp_path, replay.calibration, replay.empty) as t:
+        t.throw(steady)
+        assert wait_for(lambda: t.seen(), 30)
+        timing = t.table.camera.timings[-1]
+    seen = t.seen()[0]
+    assert sorted(seen.faces) == sorted(d.top_value for d in thrown.rest)
+    assert timing.evidence_ahead  # drawn while the last frame was still to come
+    kept = (tmp_path / "storage" / seen.evidence.ref).read_bytes()
+    assert hashlib.sha256(kept).hexdigest() == seen.evidence.sha256
+    image = cv2.imdecode(np.frombuffer(kept, np.uint8), cv2.IMREAD_COLOR)
+    assert image.shape == replay.empty[0].shape  # the annotated frame, full size
+
+
+def test_a_last_reading_that_disagrees_gets_the_last_frame_drawn_with_its_own_outcome(tmp_path, replay):
+    from vision.reading import Reading
+
+    thrown = replay.throws[0]
+    steady = replace(thrown, still=thrown.still[:1])
+    with Table(tmp_path, replay.calibration, replay.empty) as t:
+        camera = t.table.camera
+        read, calls = camera.reader.read, []
+
+        def last_sees_nothing(frame):  # the third reading of the rest finds no die
+            calls.append(frame)
+            return read(frame) if len(calls) < 3 else Reading(())
+
+        camera.reader.read = last_sees_nothing
+        t.throw(steady)
+        assert wait_for(lambda: t.seen(), 30)
+        timing = camera.timings[-1]
+    seen = t.seen()[0]
+    assert seen.faces is None and seen.void_reason == "uncertain"  # the frames disagree: no result
+    assert not timing.evidence_ahead
+    kept = (tmp_path / "storage" / seen.evidence.ref).read_bytes()
+    assert hashlib.sha256(kept).hexdigest() == seen.evidence.sha256

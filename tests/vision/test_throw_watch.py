@@ -93,3 +93,34 @@ def test_motion_inside_the_window_drops_the_readings_taken_so_far(craps_rig, thr
         if request is not None:
             outcome = watcher.collect(request, watcher.reader.read(rest)) or outcome
     assert outcome is not None and outcome.frames_read == 3
+
+
+def test_the_outcome_is_foreseen_once_all_but_the_last_reading_are_in(craps_rig, thrown):
+    watcher = watcher_for(craps_rig)
+    foreseen, outcome = [], None
+    for frame in thrown.before + thrown.moving + thrown.still:
+        request = watcher.observe(frame)
+        if request is None:
+            continue
+        outcome = watcher.collect(request, watcher.reader.read(frame))
+        if outcome is None:
+            foreseen.append(watcher.foresee())
+    assert foreseen[0] is None and foreseen[1] is not None  # after the 2nd of 3 readings
+    assert outcome is not None and outcome.verdict.valid
+    assert foreseen[1].verdict == outcome.verdict and foreseen[1].reading == outcome.reading
+    assert watcher.foresee() is None  # the throw is judged
+
+
+def test_nothing_is_foreseen_of_a_rest_the_dice_left(craps_rig, thrown):
+    watcher = watcher_for(craps_rig)
+    frames = iter(thrown.before + thrown.moving + thrown.still)
+    read = 0
+    while read < 2:
+        frame = next(frames)
+        request = watcher.observe(frame)
+        if request is not None:
+            watcher.collect(request, watcher.reader.read(frame))
+            read += 1
+    assert watcher.foresee() is not None
+    watcher.observe(thrown.moving[0])  # the dice move again
+    assert watcher.foresee() is None
