@@ -201,6 +201,7 @@ def test_throw_replay_last_motion_to_result_received(tmp_path):
     load = os.getloadavg()
     try:
         thrown, last_motion, at_rest, reads, missed, delivered, ahead = [], [], [], [], 0, 0, 0
+        to_engine, engine_on = [], []  # the rest's last frame -> DiceSeen on the engine's inbox -> subscriber
         for seed in REPLAY_SEEDS:
             folder = tmp_path / f"rig-{seed}"
             folder.mkdir()
@@ -211,6 +212,9 @@ def test_throw_replay_last_motion_to_result_received(tmp_path):
             dice_camera = service.engine.devices.camera
             at_rest += [(received[(t.round_no, t.attempt)] - t.rest_frame) * 1000 for t in dice_camera.timings
                         if (t.round_no, t.attempt) in received]
+            to_engine += [(t.sent - t.rest_frame) * 1000 for t in dice_camera.timings if (t.round_no, t.attempt) in received]
+            engine_on += [(received[(t.round_no, t.attempt)] - t.sent) * 1000 for t in dice_camera.timings
+                          if (t.round_no, t.attempt) in received]
             reads += list(dice_camera.read_ms)
             ahead += sum(t.evidence_ahead for t in dice_camera.timings)
             last_motion += [t.latency_ms for t in done]
@@ -231,6 +235,8 @@ def test_throw_replay_last_motion_to_result_received(tmp_path):
     print(f"[service] last moving frame -> result at the subscriber: {row(last_motion)} (target <= 450 ms; "
           f"the dice must lie still 0.3 s, 9 frames, first)")
     print(f"[service] frame completing the rest -> result at the subscriber: {row(at_rest)}")
+    print(f"[service]   of which the camera's part (last read, judging, evidence saved): {row(to_engine)}; "
+          f"the engine's (journal, settlement, MQTT): {row(engine_on)}")
     print(f"[service] reads in the vision worker (wall, service threads): {row(reads)}")
     print(f"[service] results: {len(thrown)} ({len(valid)} valid: {right} as rendered, {wrong} wrong; "
           f"{len(thrown) - len(valid)} void: {sorted(t.result['reason'] for t in thrown if t.result['void'])}); "
