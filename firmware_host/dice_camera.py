@@ -24,7 +24,6 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable
 
-import cv2
 import numpy as np
 
 from drivers.errors import DeviceError
@@ -228,35 +227,33 @@ class DiceCamera:
                 self._throw = None
         if outcome is None:
             if foreseen is not None:
-                self._ahead = (throw, request.epoch, foreseen, self._encoded(frame.image, foreseen))
+                self._ahead = (throw, request.epoch, foreseen, self._encoded(throw, frame.image, foreseen))
             return
-        png, ahead = self._evidence_png(throw, request.epoch, frame.image, outcome)
-        self.sink(self._seen(throw, png, outcome))
+        jpeg, ahead = self._evidence_image(throw, request.epoch, frame.image, outcome)
+        self.sink(self._seen(throw, jpeg, outcome))
         self.timings.append(Timing(throw.round_no, throw.attempt, frame.mono, time.monotonic(), read_ms, ahead))
 
-    @staticmethod
-    def _encoded(image: np.ndarray, outcome) -> bytes | None:
-        """The evidence image: the frame annotated with the reading and the verdict, as PNG."""
+    def _encoded(self, throw: Throw, image: np.ndarray, outcome) -> bytes:
+        """The evidence image: the frame annotated with the reading and the verdict, stamped, as JPEG."""
         from vision.evidence import annotate
 
-        ok, png = cv2.imencode(".png", annotate(image, outcome.reading, outcome.verdict))
-        return png.tobytes() if ok else None
+        return self.evidence.encode_frame(self.game, throw.round_no, throw.attempt,
+                                          annotate(image, outcome.reading, outcome.verdict))
 
-    def _evidence_png(self, throw: Throw, epoch: int, image: np.ndarray, outcome) -> tuple[bytes | None, bool]:
+    def _evidence_image(self, throw: Throw, epoch: int, image: np.ndarray, outcome) -> tuple[bytes, bool]:
         """The evidence encoded ahead when the last reading agreed with it (same reading, same verdict), else
         the last frame's; and whether it was the one encoded ahead."""
         ahead, self._ahead = self._ahead, None
         if ahead is not None:
-            their_throw, their_epoch, foreseen, png = ahead
+            their_throw, their_epoch, foreseen, jpeg = ahead
             if (their_throw, their_epoch) == (throw, epoch) and foreseen.verdict == outcome.verdict \
                     and foreseen.reading == outcome.reading:
-                return png, True
-        return self._encoded(image, outcome), False
+                return jpeg, True
+        return self._encoded(throw, image, outcome), False
 
-    def _seen(self, throw: Throw, png: bytes | None, outcome) -> DiceSeen:
+    def _seen(self, throw: Throw, jpeg: bytes, outcome) -> DiceSeen:
         verdict = outcome.verdict
-        name = f"{self.game}-{throw.round_no:08d}-{throw.attempt}.png"
-        evidence = self.evidence.save(name, png) if png is not None else None
+        evidence = self.evidence.save_encoded(self.game, throw.round_no, throw.attempt, jpeg)
         faces = tuple(verdict.values) if verdict.valid and verdict.values else None
         reason = None if verdict.valid else (verdict.reason.value if verdict.reason else "uncertain")
         return DiceSeen(throw.round_no, throw.attempt, faces, reason, evidence, {"detail": verdict.detail})

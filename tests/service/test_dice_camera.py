@@ -20,6 +20,7 @@ from firmware_host.evidence import EvidenceStore
 from firmware_host.hardware import HardwareTable
 from firmware_host.rounds.inputs import DiceSeen, ThrowStarted
 from vision.calibration import Calibration
+from vision.evidence import BANNER_PX
 
 from .throw_replay import rendered_replay
 from .throwing_camera import ThrowingCamera
@@ -133,7 +134,9 @@ def test_the_evidence_is_encoded_ahead_when_the_last_reading_agrees(tmp_path, re
     kept = (tmp_path / "storage" / seen.evidence.ref).read_bytes()
     assert hashlib.sha256(kept).hexdigest() == seen.evidence.sha256
     image = cv2.imdecode(np.frombuffer(kept, np.uint8), cv2.IMREAD_COLOR)
-    assert image.shape == replay.empty[0].shape  # the annotated frame, full size
+    h, w = replay.empty[0].shape[:2]
+    assert image.shape == (h + BANNER_PX, w, 3)  # the annotated frame, full size, with its stamp under it
+    assert b"round 1  attempt 1" in kept  # the stamp names the round it was encoded ahead for
 
 
 def test_a_last_reading_that_disagrees_gets_the_last_frame_drawn_with_its_own_outcome(tmp_path, replay):
