@@ -8,7 +8,8 @@ against the empty-table model), collects the agreeing readings, judges the throw
 evidence and puts the `DiceSeen` on the engine's inbox — the engine thread stays the one owner of
 game state. The evidence is drawn and encoded ahead, while the last frame of the rest is still to
 come: on the frame before it, with the outcome the readings so far give (`ThrowWatcher.foresee`);
-when the last reading agrees, that image is the evidence, else the last frame is drawn and encoded. Between throws the worker checks the frames offered for the model (`EmptyTable.offer`).
+when the last reading agrees, that image is the evidence, else the last frame is drawn and encoded.
+Between throws the worker checks the frames offered for the model (`EmptyTable.offer`).
 
 A read is declined (void `uncertain`, the dealer throws again or enters the result) when the model is
 missing or no longer fits the table: the slow read without a model is never used here.

@@ -212,7 +212,8 @@ def test_throw_replay_last_motion_to_result_received(tmp_path):
             dice_camera = service.engine.devices.camera
             at_rest += [(received[(t.round_no, t.attempt)] - t.rest_frame) * 1000 for t in dice_camera.timings
                         if (t.round_no, t.attempt) in received]
-            to_engine += [(t.sent - t.rest_frame) * 1000 for t in dice_camera.timings if (t.round_no, t.attempt) in received]
+            to_engine += [(t.sent - t.rest_frame) * 1000 for t in dice_camera.timings
+                          if (t.round_no, t.attempt) in received]
             engine_on += [(received[(t.round_no, t.attempt)] - t.sent) * 1000 for t in dice_camera.timings
                           if (t.round_no, t.attempt) in received]
             reads += list(dice_camera.read_ms)
