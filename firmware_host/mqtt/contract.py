@@ -166,6 +166,59 @@ class RecallResponse(_Out, tag="recall_response"):
     rounds: list[RecalledRound] = []
 
 
+# --- the journal anchor and "messages since seq" (docs/mqtt.md; the ledger, docs/ledger.md) ---------------
+Epoch = Annotated[str, Meta(pattern="^[0-9a-f]{32}$")]
+ChainHead = Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
+TopicName = Literal["result", "settlement", "events", "state", "board"]
+
+
+class JournalPoint(Struct):
+    """A point on a journal's record chain: its length and the hash of that record (`state.journal`)."""
+
+    records: Annotated[int, Meta(ge=0)]
+    head: ChainHead
+
+
+class Anchor(Struct, tag_field="type", tag="anchor", omit_defaults=False):
+    """Retained on `<prefix>/ledger/anchors/<table>`: the newest state the ledger booked with no gap before it."""
+
+    table: str
+    epoch: Epoch
+    seq: int
+    records: int
+    head: ChainHead
+    round: int
+    utc: str
+    schema: int = SCHEMA
+
+
+class MessagesRequest(Struct, tag_field="type", tag="messages", forbid_unknown_fields=True):
+    """Ask a controller for its outbox messages after `after` in `epoch` (None: the current one)."""
+
+    after: Annotated[int, Meta(ge=0)]
+    epoch: Epoch | None = None
+    topics: list[TopicName] | None = None
+    limit: Annotated[int, Meta(ge=1, le=500)] = 200
+    schema: Literal[1] = 1
+
+
+class RecalledMessage(Struct):
+    seq: int
+    topic: str
+    payload: str  # the original payload's exact bytes, as a JSON string
+
+
+class MessagesResponse(_Out, tag="messages_response"):
+    epoch: str = ""
+    prev_seq: int = 0
+    after: int = 0
+    messages: list[RecalledMessage] = []
+    next_after: int = 0
+    more: bool = False
+    first_available: int = 1
+    reason: str | None = None
+
+
 # --- requests (in) ---------------------------------------------------------------------------
 Text = Annotated[str, Meta(min_length=1, max_length=128)]
 
