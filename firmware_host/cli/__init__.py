@@ -11,7 +11,7 @@ from ..rules.errors import RulesError
 
 # Subcommand modules (in this package). Each defines register(subparsers) and may define
 # ERRORS, a tuple of exception types it reports as a user error (exit 2) rather than a crash.
-COMMANDS = ["edge", "settle", "board", "run", "recall", "sas", "sim", "wheel", "devices", "vision"]
+COMMANDS = ["edge", "settle", "board", "run", "recall", "sas", "sim", "wheel", "devices", "vision", "ledger"]
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, tuple[type[BaseException], ...]]:
