@@ -69,7 +69,9 @@ def journal_settlements(*journals: Path) -> dict[tuple[str, int], dict]:
     """Every settlement record of these journals: (table, round) -> the payload."""
     out: dict[tuple[str, int], dict] = {}
     for path in journals:
-        conn = sqlite3.connect(path)
+        if not path.exists():
+            continue  # the table has not started yet
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
             for (body,) in conn.execute("SELECT body FROM records WHERE kind = 'settlement' ORDER BY seq"):
                 payload = json.loads(body)
