@@ -251,6 +251,14 @@ class Warden:
 
     # --- gaps and audits -------------------------------------------------------------------------
     def fill_gaps(self, database: Database, catch_up: CatchUp) -> None:
+        # Two instances race on one gap: one books the missing message while the other, not seeing it yet,
+        # records the gap. Such a gap is closed here, from the books, before anything is asked for.
+        utc = self.clock.utc()
+        database.run(lambda s: s.execute(
+            "UPDATE gaps SET filled_utc = ?, filled_via = (SELECT m.via FROM messages m WHERE m.table_id = "
+            "gaps.table_id AND m.epoch = gaps.epoch AND m.seq = gaps.missing_seq) WHERE filled_utc IS NULL AND "
+            "EXISTS (SELECT 1 FROM messages m WHERE m.table_id = gaps.table_id AND m.epoch = gaps.epoch AND "
+            "m.seq = gaps.missing_seq AND m.topic = gaps.topic)", (utc,)))
         due = utc_text(time.time() - self.settings.gap_grace_s)
         groups = database.run(lambda s: s.all(
             "SELECT table_id, epoch, MIN(missing_seq), MAX(missing_seq) FROM gaps WHERE filled_utc IS NULL AND "
