@@ -26,18 +26,22 @@ $(VENV)/.stamp: pyproject.toml
 
 venv: $(VENV)/.stamp
 
-# Mosquitto (the broker the tests run on loopback) and socat (pty pairs) come from Debian.
+# Mosquitto (the broker the tests run on loopback), socat (pty pairs) and PostgreSQL (the ledger's tests start
+# throw-away clusters with its initdb/pg_ctl) come from Debian.
 system-packages:
 	@missing=""; for p in $(APT_PACKAGES); do command -v $$p >/dev/null || [ -x /usr/sbin/$$p ] || missing="$$missing $$p"; done; \
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing with apt:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing </dev/null; \
 	fi
 
 # A simulated table end to end (tablehw run --simulate: devices, dealer, betting terminals over MQTT),
-# one line per round. A loopback Mosquitto is started for the run if none answers on MQTT_PORT.
+# one line per round. A loopback Mosquitto is started for the run if none answers on MQTT_PORT. A ledger
+# books the rounds beside it (SQLite, LEDGER_DB) and its report of the session is printed at the end.
 # GAME=craps|cussec|roulette|baccarat|banca_francesa, ROUNDS=N stops after N rounds.
 MQTT_PORT ?= 1883
+LEDGER_DB ?= sqlite:///var/ledger.sqlite
 PORT_OPEN = $(PY) -c "import socket; socket.create_connection(('127.0.0.1', $(MQTT_PORT)), 1)" 2>/dev/null
 run: venv system-packages
 	@started=""; \
@@ -47,9 +51,15 @@ run: venv system-packages
 	  for i in $$(seq 50); do $(PORT_OPEN) && break; sleep 0.1; done; \
 	  echo "started a loopback Mosquitto on port $(MQTT_PORT) for this run (pid $$started)"; \
 	fi; \
-	trap '[ -z "$$started" ] || { kill $$started; wait $$started; }' EXIT; \
+	since=$$(date -u +%Y-%m-%dT%H:%M:%S); mkdir -p var; \
+	setsid $(TABLEHW) ledger --db $(LEDGER_DB) --mqtt mqtt://127.0.0.1:$(MQTT_PORT) --user ledger-run \
+	  --log-level WARNING 2>>var/ledger-run.log & ledger=$$!; \
+	trap '[ -z "$$started" ] || { kill $$started; wait $$started; }' EXIT; trap : INT; \
 	$(TABLEHW) run --config config/sim-$(GAME).toml --simulate --mqtt mqtt://127.0.0.1:$(MQTT_PORT) \
-	  $(if $(ROUNDS),--rounds $(ROUNDS)) --log-level WARNING
+	  $(if $(ROUNDS),--rounds $(ROUNDS)) --log-level WARNING; \
+	sleep 3; kill $$ledger; wait $$ledger; \
+	echo; echo "the back office's books for this session (tablehw ledger report --db $(LEDGER_DB) --from $$since):"; \
+	$(TABLEHW) ledger report --db $(LEDGER_DB) --from $$since
 
 test: venv system-packages
 	$(PY) -m pytest

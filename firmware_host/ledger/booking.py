@@ -4,20 +4,21 @@
     outcome = database.run(lambda session: booker.book(session, items, utc))
     booker.remember(outcome)                       # only after the commit
 
-Per table and epoch, in seq order:
-- the epoch is registered (numbered 1, 2, ... per table); a table's second epoch is an `epoch_change`;
-- a `(table, epoch, seq)` already booked with the same bytes is a duplicate (dropped); with other bytes a
-  `seq_replayed` anomaly (the first booking stands, the other bytes are kept as evidence);
-- new messages go into `messages` and, by type, `results`, `events`, `states`, `rounds` + `bets` (a round
-  settled a second time is `round_settled_twice`; totals that are not the sum of the bets
-  `settlement_inconsistent`);
+For the whole batch (a few statements, whatever the number of tables in it):
+- each epoch is registered (numbered 1, 2, ... per table); a table's second epoch is an `epoch_change`;
+- messages are inserted keyed by `(table, epoch, seq)`; one already booked with the same bytes is a
+  duplicate (dropped), with other bytes a `seq_replayed` anomaly (the first booking stands, the other
+  bytes are kept as evidence);
+- new messages go, by type, into `results`, `events`, `states`, `rounds` + `bets` (a round settled a second
+  time is `round_settled_twice`; totals that are not the sum of the bets `settlement_inconsistent`);
 - `prev_seq` links: a message whose predecessor on its topic is not booked opens a gap; booking the
   missing message fills it; links that contradict each other are a `chain_conflict`;
 - `state.journal` must not go back within an epoch (`chain_behind`, `chain_forked`).
 
-Two instances may book the same batch at once: every insert is `ON CONFLICT DO NOTHING` on the key the
-contract makes unique, and PostgreSQL's read-committed re-check after the insert catches a racing
-replay. A conflict the database reports (deadlock, racing new epoch) retries the whole batch.
+Two instances may book the same messages at once: every insert is `ON CONFLICT DO NOTHING ... RETURNING`
+on the key the contract makes unique, so each instance learns what it inserted itself and judges the
+rest against what is stored (PostgreSQL makes the second insert wait for the first to commit). A
+conflict the database reports (a deadlock, a racing new epoch) retries the whole batch.
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ from .anomalies import Anomaly, record
 from .database import Session
 from .inbound import Refused, SlotMeters, TableMessage, sha256_hex
 
-
 @dataclass
 class BatchOutcome:
     booked: int = 0
@@ -40,11 +40,6 @@ class BatchOutcome:
     gaps_filled: int = 0
     anomalies: list[Anomaly] = field(default_factory=list)
     epochs_learned: set[tuple[str, str]] = field(default_factory=set)
-
-
-def marks(count: int) -> str:
-    """`(?, ?, ...)` for an IN list."""
-    return "(" + ", ".join("?" * count) + ")"
 
 
 def fraction(text: str) -> Fraction:
@@ -77,17 +72,21 @@ class Booker:
                 slots.append(item)
             else:
                 messages.append(item)
-        groups: dict[tuple[str, str], list[TableMessage]] = defaultdict(list)
-        for message in self._unique(messages, outcome, found):
-            groups[(message.table, message.epoch)].append(message)
-        for (table, epoch), group in sorted(groups.items()):
-            self._book_group(session, table, epoch, group, utc, outcome, found)
-        self._book_slots(session, slots, utc, outcome, found)
+        messages = self._unique(messages, outcome, found)
+        if messages:
+            self._register_epochs(session, messages, utc, outcome, found)
+            new = self._insert(session, messages, utc, outcome, found)
+            if new:
+                self._book_bodies(session, new, utc, found)
+                self._link(session, new, utc, outcome, found)
+                self._check_chain(session, [m for m in new if m.type == "state"], found)
+        if slots:
+            self._book_slots(session, slots, utc, outcome, found)
         record(session, found, self.instance, utc)
         outcome.anomalies = found
         return outcome
 
-    # --- table messages --------------------------------------------------------------------------
+    # --- messages --------------------------------------------------------------------------------
     def _unique(self, messages: list[TableMessage], outcome: BatchOutcome, found: list[Anomaly]) -> list[TableMessage]:
         """The batch in key order, one message per key (the same key twice in one batch is judged here)."""
         out: list[TableMessage] = []
@@ -101,205 +100,218 @@ class Booker:
             out.append(message)
         return out
 
-    def _book_group(self, session: Session, table: str, epoch: str, group: list[TableMessage], utc: str,
-                    outcome: BatchOutcome, found: list[Anomaly]) -> None:
-        if (table, epoch) not in self.known_epochs:
-            self._register_epoch(session, table, epoch, group[0], utc, outcome, found)
-        seqs = [m.seq for m in group]
-        booked = {seq: (sha, topic) for seq, sha, topic in session.all(
-            f"SELECT seq, sha256, topic FROM messages WHERE table_id = ? AND epoch = ? AND seq IN {marks(len(seqs))}",
-            (table, epoch, *seqs))}
-        new: list[TableMessage] = []
-        for message in group:
-            if message.seq not in booked:
-                new.append(message)
-            elif booked[message.seq][0] == message.sha256:
-                outcome.duplicates += 1
-            else:
-                found.append(_replayed(message, *booked[message.seq]))
-        if not new:
+    def _register_epochs(self, session: Session, messages: list[TableMessage], utc: str, outcome: BatchOutcome,
+                         found: list[Anomaly]) -> None:
+        first: dict[tuple[str, str], TableMessage] = {}
+        for m in messages:
+            if (m.table, m.epoch) not in self.known_epochs:
+                first.setdefault((m.table, m.epoch), m)
+        if not first:
             return
-        session.executemany(
+        registered = set(session.batched("SELECT table_id, epoch FROM epochs WHERE (table_id, epoch) IN "
+                                         "(VALUES {values})", list(first)))
+        for (table, epoch), m in first.items():
+            if (table, epoch) not in registered:
+                previous = session.one("SELECT epoch, ordinal FROM epochs WHERE table_id = ? ORDER BY ordinal DESC "
+                                       "LIMIT 1", (table,))
+                ordinal = previous[1] + 1 if previous else 1
+                session.execute("INSERT INTO epochs (table_id, epoch, ordinal, first_seq, first_utc, booked_utc) "
+                                "VALUES (?, ?, ?, ?, ?, ?)", (table, epoch, ordinal, m.seq, m.utc, utc))
+                if previous:
+                    last_seq, last_round = session.one("SELECT MAX(seq), MAX(round) FROM messages WHERE table_id = ? "
+                                                       "AND epoch = ?", (table, previous[0]))
+                    found.append(Anomaly("epoch_change", table, epoch, m.seq, {
+                        "previous_epoch": previous[0], "previous_last_seq": last_seq,
+                        "previous_last_round": last_round, "first_seq": m.seq, "first_utc": m.utc,
+                        "ordinal": ordinal}))
+            outcome.epochs_learned.add((table, epoch))
+
+    def _insert(self, session: Session, messages: list[TableMessage], utc: str, outcome: BatchOutcome,
+                found: list[Anomaly]) -> list[TableMessage]:
+        """Insert the messages not booked yet; judge the others against the stored bytes. The new ones."""
+        inserted = set(session.batched(
             "INSERT INTO messages (table_id, epoch, seq, prev_seq, topic, type, round, utc, sha256, payload, via, "
-            "booked_by, booked_utc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            [(table, epoch, m.seq, m.prev_seq, m.topic, m.type, m.round, m.utc, m.sha256, m.payload.decode(), m.via,
-              self.instance, utc) for m in new])
-        if session.dialect == "postgresql":  # another instance may have booked a key between the read and the insert
-            stored = dict(session.all(f"SELECT seq, sha256 FROM messages WHERE table_id = ? AND epoch = ? AND seq IN "
-                                      f"{marks(len(new))}", (table, epoch, *[m.seq for m in new])))
-            raced = [m for m in new if stored.get(m.seq) != m.sha256]
-            found.extend(_replayed(m, stored.get(m.seq, "?"), m.topic) for m in raced)
-            new = [m for m in new if m not in raced]
+            "booked_by, booked_utc) VALUES {values} ON CONFLICT DO NOTHING RETURNING table_id, epoch, seq",
+            [(m.table, m.epoch, m.seq, m.prev_seq, m.topic, m.type, m.round, m.utc, m.sha256, m.payload.decode(),
+              m.via, self.instance, utc) for m in messages]))
+        others = [m for m in messages if m.key not in inserted]
+        if others:
+            stored = {(t, e, s): (sha, topic) for t, e, s, sha, topic in session.batched(
+                "SELECT table_id, epoch, seq, sha256, topic FROM messages WHERE (table_id, epoch, seq) IN "
+                "(VALUES {values})", [m.key for m in others])}
+            for m in others:
+                sha, topic = stored.get(m.key, ("?", "?"))
+                if sha == m.sha256:
+                    outcome.duplicates += 1
+                else:
+                    found.append(_replayed(m, sha, topic))
+        new = [m for m in messages if m.key in inserted]
         outcome.booked += len(new)
-        self._book_bodies(session, table, epoch, new, utc, found)
-        self._link(session, table, epoch, new, utc, outcome, found)
-        self._check_chain(session, table, epoch, [m for m in new if m.type == "state"], found)
+        return new
 
-    def _register_epoch(self, session: Session, table: str, epoch: str, first: TableMessage, utc: str,
-                        outcome: BatchOutcome, found: list[Anomaly]) -> None:
-        if session.one("SELECT 1 FROM epochs WHERE table_id = ? AND epoch = ?", (table, epoch)) is None:
-            previous = session.one("SELECT epoch, ordinal FROM epochs WHERE table_id = ? ORDER BY ordinal DESC LIMIT 1",
-                                   (table,))
-            ordinal = previous[1] + 1 if previous else 1
-            session.execute("INSERT INTO epochs (table_id, epoch, ordinal, first_seq, first_utc, booked_utc) "
-                            "VALUES (?, ?, ?, ?, ?, ?)", (table, epoch, ordinal, first.seq, first.utc, utc))
-            if previous:
-                last_seq, last_round = session.one("SELECT MAX(seq), MAX(round) FROM messages WHERE table_id = ? "
-                                                   "AND epoch = ?", (table, previous[0]))
-                found.append(Anomaly("epoch_change", table, epoch, first.seq, {
-                    "previous_epoch": previous[0], "previous_last_seq": last_seq, "previous_last_round": last_round,
-                    "first_seq": first.seq, "first_utc": first.utc, "ordinal": ordinal}))
-        outcome.epochs_learned.add((table, epoch))
-
-    def _book_bodies(self, session: Session, table: str, epoch: str, new: list[TableMessage], utc: str,
-                     found: list[Anomaly]) -> None:
+    def _book_bodies(self, session: Session, new: list[TableMessage], utc: str, found: list[Anomaly]) -> None:
         by_type: dict[str, list[TableMessage]] = defaultdict(list)
         for message in new:
             by_type[message.type].append(message)
-        session.executemany(
+        session.batched(
             "INSERT INTO results (table_id, epoch, seq, round, attempt, game, void, reason, faces, total, number, "
-            "cards, outcome, evidence_ref, evidence_sha256, manual_who, manual_why, utc) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            [_result_row(table, epoch, m) for m in by_type["result"]])
-        session.executemany(
-            "INSERT INTO events (table_id, epoch, seq, round, kind, who, why, detail, utc) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            [(table, epoch, m.seq, m.body.round, m.body.kind, m.body.who, m.body.why,
+            "cards, outcome, evidence_ref, evidence_sha256, manual_who, manual_why, utc) VALUES {values} "
+            "ON CONFLICT DO NOTHING", [_result_row(m) for m in by_type["result"]])
+        session.batched(
+            "INSERT INTO events (table_id, epoch, seq, round, kind, who, why, detail, utc) VALUES {values} "
+            "ON CONFLICT DO NOTHING",
+            [(m.table, m.epoch, m.seq, m.body.round, m.body.kind, m.body.who, m.body.why,
               json.dumps(m.body.detail, sort_keys=True), m.utc) for m in by_type["event"]])
-        session.executemany(
+        session.batched(
             "INSERT INTO states (table_id, epoch, seq, round, phase, game, currency, records, head, utc, booked_utc) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            [(table, epoch, m.seq, m.body.round, m.body.phase, m.body.game or None, m.body.currency or None,
+            "VALUES {values} ON CONFLICT DO NOTHING",
+            [(m.table, m.epoch, m.seq, m.body.round, m.body.phase, m.body.game or None, m.body.currency or None,
               m.chain.records, m.chain.head, m.utc, utc) for m in by_type["state"]])
         if by_type["settlement"]:
-            self._book_settlements(session, table, epoch, by_type["settlement"], found)
+            self._book_settlements(session, by_type["settlement"], found)
 
-    def _book_settlements(self, session: Session, table: str, epoch: str, settlements: list[TableMessage],
-                          found: list[Anomaly]) -> None:
-        session.executemany(
+    def _book_settlements(self, session: Session, settlements: list[TableMessage], found: list[Anomaly]) -> None:
+        inserted = set(session.batched(
             "INSERT INTO rounds (table_id, round, round_id, epoch, seq, utc, void, currency, bets, staked, paid, "
-            "returned, kept, breakage) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            [(table, m.body.round, m.body.round_id, epoch, m.seq, m.utc, m.body.void, m.body.currency,
+            "returned, kept, breakage) VALUES {values} ON CONFLICT DO NOTHING RETURNING table_id, round, seq",
+            [(m.table, m.body.round, m.body.round_id, m.epoch, m.seq, m.utc, m.body.void, m.body.currency,
               len(m.body.bets), m.body.totals.staked, m.body.totals.paid, m.body.totals.returned, m.body.totals.kept,
-              m.body.totals.breakage) for m in settlements])
-        rounds = sorted({m.body.round for m in settlements})
-        owner = {r: (e, s) for r, e, s in session.all(
-            f"SELECT round, epoch, seq FROM rounds WHERE table_id = ? AND round IN {marks(len(rounds))}",
-            (table, *rounds))}
+              m.body.totals.breakage) for m in settlements]))
+        refused = [m for m in settlements if (m.table, m.body.round, m.seq) not in inserted]
+        if refused:
+            first = {(t, r): (e, s) for t, r, e, s in session.batched(
+                "SELECT table_id, round, epoch, seq FROM rounds WHERE (table_id, round) IN (VALUES {values})",
+                sorted({(m.table, m.body.round) for m in refused}))}
+            for m in refused:
+                epoch, seq = first.get((m.table, m.body.round), (None, None))
+                found.append(Anomaly("round_settled_twice", m.table, m.epoch, m.seq, {
+                    "round": m.body.round, "booked_epoch": epoch, "booked_seq": seq}, m.payload))
         lines = []
         for m in settlements:
-            first = owner.get(m.body.round)
-            if first != (epoch, m.seq):
-                found.append(Anomaly("round_settled_twice", table, epoch, m.seq, {
-                    "round": m.body.round, "booked_epoch": first[0] if first else None,
-                    "booked_seq": first[1] if first else None}, m.payload))
+            if m in refused:
                 continue
             problems = settlement_problems(m.body)
             if problems:
-                found.append(Anomaly("settlement_inconsistent", table, epoch, m.seq,
+                found.append(Anomaly("settlement_inconsistent", m.table, m.epoch, m.seq,
                                      {"round": m.body.round, "problems": problems}))
             for number, line in enumerate(m.body.bets, start=1):
-                lines.append((table, m.body.round, number, line.ticket, line.owner, line.bet, line.number,
+                lines.append((m.table, m.body.round, number, line.ticket, line.owner, line.bet, line.number,
                               json.dumps(line.numbers) if line.numbers else None, line.stake, line.result, line.paid,
                               line.returned, line.kept, line.breakage, line.point))
-        session.executemany(
+        session.batched(
             "INSERT INTO bets (table_id, round, line, ticket, owner, bet, number, numbers, stake, result, paid, "
-            "returned, kept, breakage, point) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT DO NOTHING", lines)
+            "returned, kept, breakage, point) VALUES {values} ON CONFLICT DO NOTHING", lines)
 
-    def _link(self, session: Session, table: str, epoch: str, new: list[TableMessage], utc: str,
-              outcome: BatchOutcome, found: list[Anomaly]) -> None:
+    # --- prev_seq links --------------------------------------------------------------------------
+    def _link(self, session: Session, new: list[TableMessage], utc: str, outcome: BatchOutcome,
+              found: list[Anomaly]) -> None:
         """Open the gaps these messages reveal, fill the gaps they close, report contradicting links."""
-        prevs = sorted({m.prev_seq for m in new if m.prev_seq > 0})
-        topic_of = dict(session.all(f"SELECT seq, topic FROM messages WHERE table_id = ? AND epoch = ? AND seq IN "
-                                    f"{marks(len(prevs))}", (table, epoch, *prevs))) if prevs else {}
+        prevs = sorted({(m.table, m.epoch, m.prev_seq) for m in new if m.prev_seq > 0})
+        topic_of = {(t, e, s): topic for t, e, s, topic in session.batched(
+            "SELECT table_id, epoch, seq, topic FROM messages WHERE (table_id, epoch, seq) IN (VALUES {values})",
+            prevs)}
         opened = []
         for m in new:
             if m.prev_seq == 0:
                 continue
-            topic = topic_of.get(m.prev_seq)
+            topic = topic_of.get((m.table, m.epoch, m.prev_seq))
             if topic is None:
-                opened.append((table, epoch, m.prev_seq, m.topic, m.seq, utc))
+                opened.append((m.table, m.epoch, m.prev_seq, m.topic, m.seq, utc))
             elif topic != m.topic:
-                found.append(Anomaly("chain_conflict", table, epoch, m.seq, {
+                found.append(Anomaly("chain_conflict", m.table, m.epoch, m.seq, {
                     "topic": m.topic, "prev_seq": m.prev_seq, "prev_topic": topic}, subject="prev"))
-        session.executemany("INSERT INTO gaps (table_id, epoch, missing_seq, topic, found_by_seq, detected_utc) "
-                            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING", opened)
+        session.batched("INSERT INTO gaps (table_id, epoch, missing_seq, topic, found_by_seq, detected_utc) "
+                        "VALUES {values} ON CONFLICT DO NOTHING", opened)
         outcome.gaps_opened += len(opened)
-        seqs = [m.seq for m in new]
-        open_gaps = session.all(f"SELECT missing_seq, topic FROM gaps WHERE table_id = ? AND epoch = ? AND "
-                                f"missing_seq IN {marks(len(seqs))} AND filled_utc IS NULL", (table, epoch, *seqs))
-        if open_gaps:
-            by_seq = {m.seq: m for m in new}
-            for missing, topic in open_gaps:
-                if by_seq[missing].topic != topic:
+        by_key = {m.key: m for m in new}
+        for via in sorted({m.via for m in new}):
+            closed = session.batched(
+                "UPDATE gaps SET filled_utc = ?, filled_via = ? WHERE filled_utc IS NULL AND "
+                "(table_id, epoch, missing_seq) IN (VALUES {values}) RETURNING table_id, epoch, missing_seq, topic",
+                [m.key for m in new if m.via == via], lead=(utc, via))
+            for table, epoch, missing, topic in closed:
+                if by_key[(table, epoch, missing)].topic != topic:
                     found.append(Anomaly("chain_conflict", table, epoch, missing, {
-                        "topic": by_seq[missing].topic, "named_as_prev_on": topic}, subject="fill"))
-            session.executemany("UPDATE gaps SET filled_utc = ?, filled_via = ? WHERE table_id = ? AND epoch = ? "
-                                "AND missing_seq = ? AND filled_utc IS NULL",
-                                [(utc, by_seq[missing].via, table, epoch, missing) for missing, _ in open_gaps])
-            outcome.gaps_filled += len(open_gaps)
-        by_topic: dict[str, list[TableMessage]] = defaultdict(list)
+                        "topic": by_key[(table, epoch, missing)].topic, "named_as_prev_on": topic}, subject="fill"))
+            outcome.gaps_filled += len(closed)
+        self._check_links(session, new, found)
+
+    def _check_links(self, session: Session, new: list[TableMessage], found: list[Anomaly]) -> None:
+        """On each topic, every message's prev_seq must be the seq of the booked message just before it."""
+        spans: dict[tuple[str, str, str], list[int]] = {}
         for m in new:
-            by_topic[m.topic].append(m)
-        for topic, messages in by_topic.items():
-            self._check_links(session, table, epoch, topic, messages, found)
+            low, high = spans.setdefault((m.table, m.epoch, m.topic), [m.seq, m.seq])
+            spans[(m.table, m.epoch, m.topic)] = [min(low, m.prev_seq, m.seq), max(high, m.seq)]
+        ends = session.batched(  # each span runs on to the next message booked after it on its topic
+            "SELECT span.column1, span.column2, span.column3, span.column4, COALESCE((SELECT MIN(n.seq) FROM "
+            "messages n WHERE n.table_id = span.column1 AND n.epoch = span.column2 AND n.topic = span.column3 AND "
+            "n.seq > span.column5), span.column5) FROM (VALUES {values}) AS span",
+            [(t, e, p, low, high) for (t, e, p), (low, high) in spans.items()])
+        rows = session.batched(
+            "SELECT m.table_id, m.epoch, m.topic, m.seq, m.prev_seq FROM (VALUES {values}) AS span JOIN messages m "
+            "ON m.table_id = span.column1 AND m.epoch = span.column2 AND m.topic = span.column3 AND "
+            "m.seq >= span.column4 AND m.seq <= span.column5", ends)
+        by_topic: dict[tuple[str, str, str], list[tuple[int, int]]] = defaultdict(list)
+        for table, epoch, topic, seq, prev in rows:
+            by_topic[(table, epoch, topic)].append((seq, prev))
+        new_keys = {m.key for m in new}
+        for (table, epoch, topic), links in by_topic.items():
+            links.sort()
+            for (a_seq, _), (b_seq, b_prev) in zip(links, links[1:]):
+                if b_prev < a_seq and ((table, epoch, a_seq) in new_keys or (table, epoch, b_seq) in new_keys):
+                    found.append(Anomaly("chain_conflict", table, epoch, b_seq, {
+                        "topic": topic, "prev_seq": b_prev, "booked_between": a_seq}, subject=f"between:{a_seq}"))
 
-    def _check_links(self, session: Session, table: str, epoch: str, topic: str, messages: list[TableMessage],
-                     found: list[Anomaly]) -> None:
-        """On one topic, each message's prev_seq must be the seq of the booked message just before it."""
-        low = min(min(m.prev_seq for m in messages), min(m.seq for m in messages))
-        high = max(m.seq for m in messages)
-        rows = session.all("SELECT seq, prev_seq FROM messages WHERE table_id = ? AND epoch = ? AND topic = ? AND "
-                           "seq >= ? AND seq <= ? ORDER BY seq LIMIT 5001", (table, epoch, topic, low, high))
-        if len(rows) > 5000:
-            return  # a prev_seq reaching this far back is itself reported as a gap or a conflict elsewhere
-        after = session.one("SELECT seq, prev_seq FROM messages WHERE table_id = ? AND epoch = ? AND topic = ? AND "
-                            "seq > ? ORDER BY seq LIMIT 1", (table, epoch, topic, high))
-        rows += [after] if after else []
-        new = {m.seq for m in messages}
-        for (a_seq, _), (b_seq, b_prev) in zip(rows, rows[1:]):
-            if b_prev < a_seq and (a_seq in new or b_seq in new):
-                found.append(Anomaly("chain_conflict", table, epoch, b_seq, {
-                    "topic": topic, "prev_seq": b_prev, "booked_between": a_seq}, subject=f"between:{a_seq}"))
-
-    def _check_chain(self, session: Session, table: str, epoch: str, states: list[TableMessage],
-                     found: list[Anomaly]) -> None:
+    def _check_chain(self, session: Session, states: list[TableMessage], found: list[Anomaly]) -> None:
         """Within an epoch the journal chain only grows: records never fall, one length has one head."""
         if not states:
             return
-        low, high = min(m.seq for m in states), max(m.seq for m in states)
-        rows = session.all(
-            "SELECT seq, records, head FROM states WHERE table_id = ? AND epoch = ? AND seq >= COALESCE((SELECT "
-            "MAX(seq) FROM states WHERE table_id = ? AND epoch = ? AND seq < ?), ?) AND seq <= COALESCE((SELECT "
-            "MIN(seq) FROM states WHERE table_id = ? AND epoch = ? AND seq > ?), ?) ORDER BY seq",
-            (table, epoch, table, epoch, low, low, table, epoch, high, high))
-        new = {m.seq for m in states}
-        for (a_seq, a_records, a_head), (b_seq, b_records, b_head) in zip(rows, rows[1:]):
-            if not (a_seq in new or b_seq in new):
-                continue
-            detail = {"earlier_seq": a_seq, "earlier_records": a_records, "earlier_head": a_head,
-                      "later_seq": b_seq, "later_records": b_records, "later_head": b_head}
-            if b_records < a_records:
-                found.append(Anomaly("chain_behind", table, epoch, b_seq, detail, subject=str(a_seq)))
-            elif b_records == a_records and b_head != a_head:
-                found.append(Anomaly("chain_forked", table, epoch, b_seq, detail, subject=str(a_seq)))
+        spans: dict[tuple[str, str], list[int]] = {}
+        for m in states:
+            low, high = spans.setdefault((m.table, m.epoch), [m.seq, m.seq])
+            spans[(m.table, m.epoch)] = [min(low, m.seq), max(high, m.seq)]
+        ends = session.batched(  # each span widened to the states booked just before and just after it
+            "SELECT span.column1, span.column2, COALESCE((SELECT MAX(n.seq) FROM states n WHERE n.table_id = "
+            "span.column1 AND n.epoch = span.column2 AND n.seq < span.column3), span.column3), COALESCE((SELECT "
+            "MIN(n.seq) FROM states n WHERE n.table_id = span.column1 AND n.epoch = span.column2 AND "
+            "n.seq > span.column4), span.column4) FROM (VALUES {values}) AS span",
+            [(t, e, low, high) for (t, e), (low, high) in spans.items()])
+        rows = session.batched(
+            "SELECT s.table_id, s.epoch, s.seq, s.records, s.head FROM (VALUES {values}) AS span JOIN states s "
+            "ON s.table_id = span.column1 AND s.epoch = span.column2 AND s.seq >= span.column3 AND "
+            "s.seq <= span.column4", ends)
+        chains: dict[tuple[str, str], list[tuple[int, int, str]]] = defaultdict(list)
+        for table, epoch, seq, records, head in rows:
+            chains[(table, epoch)].append((seq, records, head))
+        new_keys = {m.key for m in states}
+        for (table, epoch), points in chains.items():
+            points.sort()
+            for (a_seq, a_records, a_head), (b_seq, b_records, b_head) in zip(points, points[1:]):
+                if (table, epoch, a_seq) not in new_keys and (table, epoch, b_seq) not in new_keys:
+                    continue
+                detail = {"earlier_seq": a_seq, "earlier_records": a_records, "earlier_head": a_head,
+                          "later_seq": b_seq, "later_records": b_records, "later_head": b_head}
+                if b_records < a_records:
+                    found.append(Anomaly("chain_behind", table, epoch, b_seq, detail, subject=str(a_seq)))
+                elif b_records == a_records and b_head != a_head:
+                    found.append(Anomaly("chain_forked", table, epoch, b_seq, detail, subject=str(a_seq)))
 
     # --- slot meters -----------------------------------------------------------------------------
     def _book_slots(self, session: Session, slots: list[SlotMeters], utc: str, outcome: BatchOutcome,
                     found: list[Anomaly]) -> None:
+        inserted = set(session.batched(
+            "INSERT INTO slot_meters (site, epoch, seq, machine, game, digits, poll, utc, meters, deltas, disabled, "
+            "sha256, payload, booked_utc) VALUES {values} ON CONFLICT DO NOTHING RETURNING site, epoch, seq",
+            [(s.site, s.epoch, s.seq, s.machine, s.body.game, s.body.digits, s.body.poll, s.body.utc,
+              json.dumps(s.body.meters, sort_keys=True), json.dumps(s.body.deltas, sort_keys=True), s.body.disabled,
+              s.sha256, s.payload.decode(), utc) for s in {(s.site, s.epoch, s.seq): s for s in slots}.values()]))
         for s in slots:
-            inserted = session.execute(
-                "INSERT INTO slot_meters (site, epoch, seq, machine, game, digits, poll, utc, meters, deltas, disabled, "
-                "sha256, payload, booked_utc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                (s.site, s.epoch, s.seq, s.machine, s.body.game, s.body.digits, s.body.poll, s.body.utc,
-                 json.dumps(s.body.meters, sort_keys=True), json.dumps(s.body.deltas, sort_keys=True),
-                 s.body.disabled, s.sha256, s.payload.decode(), utc))
-            if inserted:
+            key = (s.site, s.epoch, s.seq)
+            if key in inserted:
+                inserted.discard(key)
                 outcome.booked += 1
                 continue
-            first = session.value("SELECT sha256 FROM slot_meters WHERE site = ? AND epoch = ? AND seq = ?",
-                                  (s.site, s.epoch, s.seq))
+            first = session.value("SELECT sha256 FROM slot_meters WHERE site = ? AND epoch = ? AND seq = ?", key)
             if first == s.sha256:
                 outcome.duplicates += 1
             else:
@@ -327,9 +339,9 @@ def settlement_problems(body) -> list[str]:
     return problems
 
 
-def _result_row(table: str, epoch: str, m: TableMessage) -> tuple:
+def _result_row(m: TableMessage) -> tuple:
     b = m.body
-    return (table, epoch, m.seq, b.round, b.attempt, b.game, b.void, b.reason,
+    return (m.table, m.epoch, m.seq, b.round, b.attempt, b.game, b.void, b.reason,
             json.dumps(b.faces) if b.faces is not None else None, b.total, b.number,
             json.dumps(b.cards, sort_keys=True) if b.cards is not None else None, json.dumps(b.outcome, sort_keys=True),
             b.evidence.ref if b.evidence else None, b.evidence.sha256 if b.evidence else None,

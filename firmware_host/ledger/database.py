@@ -30,15 +30,17 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 SQLITE_PREFIX = "sqlite:///"
+MAX_PARAMETERS = 30_000  # per statement: under SQLite's 32,766 and PostgreSQL's 65,535
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 
 
 class Session:
     """One open transaction: run statements, read rows."""
 
-    def __init__(self, database: Database, cursor: Any) -> None:
+    def __init__(self, database: Database, cursor: Any, raw: Any = None) -> None:
         self._database = database
         self._cursor = cursor
+        self._raw = raw  # PostgreSQL: a cursor taking $n placeholders as they are (no client-side parsing)
 
     @property
     def dialect(self) -> str:
@@ -62,6 +64,30 @@ class Session:
     def value(self, sql: str, params: Sequence[Any] = ()) -> Any:
         row = self.one(sql, params)
         return row[0] if row else None
+
+    def batched(self, sql: str, rows: Sequence[Sequence[Any]], lead: Sequence[Any] = ()) -> list[tuple]:
+        """One statement for many rows: `{values}` in `sql` becomes `(?, ?), (?, ?) ...` (as many statements as
+        the engines' parameter limits need; `lead` fills the placeholders before it); the rows the statements
+        return (RETURNING, SELECT)."""
+        if not rows:
+            return []
+        width = len(rows[0])
+        per_statement = max(1, MAX_PARAMETERS // width)
+        out: list[tuple] = []
+        for start in range(0, len(rows), per_statement):
+            chunk = rows[start:start + per_statement]
+            group = "(" + ", ".join("?" * width) + ")"
+            text = sql.replace("{values}", ", ".join([group] * len(chunk)))
+            params = [*lead, *(value for row in chunk for value in row)]
+            if self._raw is not None:  # psycopg would parse 30,000 `%s` in Python: number them for the server
+                pieces = text.split("?")
+                text = pieces[0] + "".join(f"${n}{piece}" for n, piece in enumerate(pieces[1:], start=1))
+                cursor = self._raw.execute(text, params)
+            else:
+                cursor = self._cursor.execute(text, params)
+            if cursor.description is not None:
+                out.extend(cursor.fetchall())
+        return out
 
     def script(self, text: str) -> None:
         """Several statements (a migration file), run one by one inside this transaction."""
@@ -165,8 +191,10 @@ class Database:
                     conn.execute("ROLLBACK")
                 raise
             return
-        with self._conn.transaction(), self._conn.cursor() as cursor:
-            yield Session(self, cursor)
+        import psycopg
+
+        with self._conn.transaction(), self._conn.cursor() as cursor, psycopg.RawCursor(self._conn) as raw:
+            yield Session(self, cursor, raw)
 
     def run(self, work: Callable[[Session], T], *, attempts: int = 8) -> T:
         """`work(session)` in one transaction, retried (with a short backoff) when two writers collided

@@ -73,7 +73,11 @@ def journal_settlements(*journals: Path) -> dict[tuple[str, int], dict]:
             continue  # the table has not started yet
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
-            for (body,) in conn.execute("SELECT body FROM records WHERE kind = 'settlement' ORDER BY seq"):
+            try:
+                rows = conn.execute("SELECT body FROM records WHERE kind = 'settlement' ORDER BY seq").fetchall()
+            except sqlite3.OperationalError:
+                continue  # the table is creating its journal right now
+            for (body,) in rows:
                 payload = json.loads(body)
                 key = (payload["table"], payload["round"])
                 assert key not in out, f"{key} settled twice in the journals"
@@ -140,3 +144,14 @@ def books_value(books_url: str, sql: str, params=()):
         return database.run(lambda s: s.all(sql, params))
     finally:
         database.close()
+
+
+def wait_online(broker_url: str, user: str, timeout_s: float = 60.0) -> bool:
+    """The instance said `online`: it is connected and its subscriptions are in place (they precede it)."""
+    from tests.service.listener import Listener
+
+    listener = Listener(broker_url, [f"tablehw/ledger/availability/{user}"])
+    try:
+        return listener.wait_for(lambda got: any(m.json().get("state") == "online" for m in got), timeout_s)
+    finally:
+        listener.close()
