@@ -1,105 +1,82 @@
-"""Commercial wheel adapter for the Cammegh-style ASCII status protocol (9600 8N1, RTS/CTS).
+"""Commercial wheel decoder for the Cammegh-style read protocol: lines in, typed events out (pure, no I/O).
 
-Each line is `*X;<state>;<spin 3 digits>;<number 2 digits>;<warning flags hex>;<rotor speed 3 digits>;
-<direction 0=cw 1=ccw>` + CR LF, repeated every 0.5 s (docs/devices.md). `CammeghDecoder` is pure:
-lines in, typed events out, exactly one event per change of (state, spin, warnings) — never one per
-repeated line; warnings that arrive together with a state change belong to that state's event.
-`CammeghReader` puts it on a serial port by URL with reconnects and health.
+Exactly one event per change of (state, spin, warnings), never one per repeated status line, so it
+works the same whether the wheel repeats its status every 0.5 s or only sends it on changes (mode
+128 off). Warnings that arrive together with a state change belong to that state's event. The bare
+winning number the wheel sends before its state-5 status is checked against it; a bonus line gives
+a `wheel_bonus` event, an `*F` line a `wheel_error` event; replies to commands (`*P`, `*o`, `*O`, ...)
+only tell the reader the wheel is there (and its mode). Line formats: `cammegh_lines.py`.
+`CammeghReader` (cammegh_reader.py) puts the decoder on a serial port.
 """
 
 from __future__ import annotations
 
 import logging
-import re
-import threading
 import time
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Callable
+from typing import Iterable
 
-import serial
-
+from .cammegh_lines import (BonusLine, StatusLine, WheelMessage, WinningNumberLine, describe_mode, mode_of,
+                            parse_line, split_lines)
 from .errors import ProtocolError
 from .events import (
-    DeviceEvent, DeviceHealth, Direction, Health, SpinMissed, WheelFault, WheelPhase, WheelPhaseChanged, WheelResult,
+    DeviceEvent, SpinMissed, WheelBonus, WheelError, WheelFault, WheelPhase, WheelPhaseChanged, WheelResult,
     WheelWarning, now_stamp,
 )
-from .link_health import HealthChange, HealthMonitor
-from .transport import Backoff, Opener, SerialLine
 from .wheel_layout import SpinChecks
 
 log = logging.getLogger(__name__)
 
 STATES = {1: WheelPhase.GAME_START, 2: WheelPhase.NEW_GAME, 3: WheelPhase.BALL_IN_TRACK,
           4: WheelPhase.NO_MORE_BETS, 5: WheelPhase.WINNING_NUMBER, 6: WheelPhase.TABLE_CLOSED}
-FLAGS = ((1, WheelFault.BALL_NOT_DETECTED), (2, WheelFault.SAME_DIRECTION), (4, WheelFault.SENSOR_FAULT),
-         (8, WheelFault.NO_SPIN))
-_LINE = re.compile(r"\*X;([1-6]);(\d{3});(\d{2});([0-9A-Fa-f]{1,2});(\d{3});([01])")
-MAX_LINE = 64
 SPIN_MODULO = 1000
 
 
-@dataclass(frozen=True, slots=True)
-class StatusLine:
-    state: int
-    spin: int
-    number: int
-    flags: int
-    rotor_rpm: int
-    rotor_direction: Direction
-
-    @property
-    def faults(self) -> tuple[WheelFault, ...]:
-        return tuple(fault for bit, fault in FLAGS if self.flags & bit)
-
-
-def parse_status(line: str) -> StatusLine:
-    """One status line (without CR LF); ProtocolError saying what is wrong."""
-    text = line.strip()
-    match = _LINE.fullmatch(text)
-    if match is None:
-        raise ProtocolError(f"not a status line: {text[:40]!r}")
-    state, spin, number, flags, rpm, direction = match.groups()
-    if int(number) > 36:
-        raise ProtocolError(f"winning number {number} is not on a single-zero wheel: {text!r}")
-    if int(flags, 16) > 0xF:
-        raise ProtocolError(f"unknown warning flags {flags} (known: 1, 2, 4, 8): {text!r}")
-    return StatusLine(int(state), int(spin), int(number), int(flags, 16), int(rpm),
-                      Direction.CLOCKWISE if direction == "0" else Direction.COUNTERCLOCKWISE)
-
-
 class CammeghDecoder:
-    """Status lines -> one typed event per change; no I/O, the arrival time is passed in."""
+    """Wheel lines -> one typed event per change; no I/O, the arrival time is passed in."""
 
     def __init__(self, *, name: str = "wheel", checks: SpinChecks | None = None) -> None:
         self.name = name
         self.checks = checks or SpinChecks()
         self.last: StatusLine | None = None
+        self.mode: int | None = None            # from the wheel's `*o` / `*O` replies, when it sent one
         self.lines = 0
         self.bad_lines = 0
-        self._result_spin: int | None = None   # spin whose result was emitted
+        self._result_spin: int | None = None    # spin whose result was emitted
+        self._result_number: int | None = None
         self._launched_spin: int | None = None  # spin whose ball reached the track
+        self._announced: tuple[int | None, int] | None = None  # (spin, number) of a bare winning number
 
-    def feed(self, line: str, mono: float, utc: datetime) -> list[DeviceEvent]:
+    def feed(self, line: bytes | str, mono: float, utc: datetime) -> list[DeviceEvent]:
         """Events for one line: [] for a repeat; raises ProtocolError for a bad line (state kept)."""
         self.lines += 1
         try:
-            status = parse_status(line)
+            parsed = parse_line(line)
         except ProtocolError:
             self.bad_lines += 1
             raise
-        last = self.last
         stamp = {"device": self.name, "mono": mono, "utc": utc}
+        spin = self.last.spin if self.last else None
+        match parsed:
+            case StatusLine():
+                return self._status(parsed, stamp)
+            case WinningNumberLine(number):
+                return self._winning_number(number, stamp)
+            case BonusLine(bonus_type, value):
+                return [WheelBonus(**stamp, spin=spin, bonus_type=bonus_type, value=value)]
+            case WheelMessage():
+                return self._message(parsed, stamp)
+
+    def _status(self, status: StatusLine, stamp: dict) -> list[DeviceEvent]:
+        last = self.last
         if last is not None and (status.state, status.spin, status.flags) == (last.state, last.spin, last.flags) \
                 and (status.state != 5 or status.number == last.number):
             return []  # the wheel repeating itself (rotor speed drifting is not a change)
         self.last = status
-        events: list[DeviceEvent] = []
         if last is not None and (status.state, status.spin) == (last.state, last.spin) and \
                 (status.state != 5 or status.number == last.number):
-            events.append(WheelWarning(**stamp, spin=status.spin, faults=status.faults))
-            return events
-        events += self._missed(last, status, stamp)
+            return [WheelWarning(**stamp, spin=status.spin, faults=status.faults)]
+        events = self._missed(last, status, stamp)
         if status.state in (3, 4):
             self._launched_spin = status.spin
         if status.state == 5:
@@ -111,15 +88,49 @@ class CammeghDecoder:
         return events
 
     def _result(self, status: StatusLine, stamp: dict) -> WheelResult:
-        self._result_spin = status.spin
         detected = not status.flags & 1
+        number = status.number if detected else None
+        announced = self._announced
+        self._announced = None
+        disagrees = announced is not None and announced[0] == status.spin and number is not None \
+            and announced[1] != number
+        if disagrees:
+            log.error("%s: spin %d: the wheel announced %d but its status shows %d: the result is void",
+                      self.name, status.spin, announced[1], number)
+        self._result_spin, self._result_number = status.spin, number
         ball_direction = status.rotor_direction if status.flags & 2 else status.rotor_direction.opposite
         faults = self.checks.evaluate(revolutions=None, ball_direction=ball_direction,
                                       rotor_direction=status.rotor_direction, ball_detected=detected,
-                                      sensor_fault=bool(status.flags & 4), failed_launch=bool(status.flags & 8))
-        return WheelResult(**stamp, spin=status.spin, number=status.number if detected else None,
-                           ball_direction=ball_direction, rotor_direction=status.rotor_direction,
-                           rotor_rpm=float(status.rotor_rpm), faults=faults)
+                                      sensor_fault=bool(status.flags & 4) or disagrees,
+                                      failed_launch=bool(status.flags & 8))
+        return WheelResult(**stamp, spin=status.spin, number=number, ball_direction=ball_direction,
+                           rotor_direction=status.rotor_direction, rotor_rpm=float(status.rotor_rpm), faults=faults)
+
+    def _winning_number(self, number: int, stamp: dict) -> list[DeviceEvent]:
+        """The bare number: kept for the state-5 status that follows, or checked against one already seen."""
+        last = self.last
+        spin = last.spin if last else None
+        if last is not None and last.state == 5 and self._result_spin == spin:
+            if self._result_number is not None and number != self._result_number:
+                log.error("%s: spin %d: the wheel announced %d after its result %d", self.name, spin, number,
+                          self._result_number)
+                return [WheelWarning(**stamp, spin=spin, faults=(WheelFault.SENSOR_FAULT,))]
+            return []
+        self._announced = (spin, number)
+        return []
+
+    def _message(self, message: WheelMessage, stamp: dict) -> list[DeviceEvent]:
+        spin = self.last.spin if self.last else None
+        if message.letter == "F":
+            log.warning("%s: the wheel reports an error: *F %s", self.name, message.text)
+            return [WheelError(**stamp, spin=spin, message=message.text)]
+        mode = mode_of(message)
+        if mode is not None and mode != self.mode:
+            self.mode = mode
+            log.info("%s: the wheel is in %s", self.name, describe_mode(mode))
+        else:
+            log.debug("%s: *%s %s", self.name, message.letter, message.text)
+        return []
 
     def _missed(self, last: StatusLine | None, status: StatusLine, stamp: dict) -> list[DeviceEvent]:
         """Spins whose result this reader never saw (it was disconnected meanwhile)."""
@@ -136,96 +147,17 @@ class CammeghDecoder:
         return [SpinMissed(**stamp, first=first, last=(status.spin - 1) % SPIN_MODULO)]
 
 
-class CammeghReader:
-    """The decoder on a serial port by URL: reconnects with backoff, reports health, emits events."""
+def decode_lines(chunks: Iterable[bytes], *, name: str = "wheel", min_revolutions: int = 3, clock=time.monotonic):
+    """Yield (input line number, events or the ProtocolError) for raw input lines (the CLI's core).
 
-    def __init__(self, url: str, *, emit: Callable[[DeviceEvent], None], name: str = "wheel",
-                 min_revolutions: int = 3, baudrate: int = 9600, rtscts: bool = True, period_s: float = 0.5,
-                 lost_after_s: float = 5.0, backoff: Backoff | None = None,
-                 opener: Opener = serial.serial_for_url) -> None:
-        self.emit = emit
-        self.name = name
-        self.decoder = CammeghDecoder(name=name, checks=SpinChecks(min_revolutions))
-        self.lost_after_s = lost_after_s
-        self.monitor = HealthMonitor(degraded_after_s=3 * period_s)
-        self._buffer = bytearray()
-        self._open = False
-        self._connected = threading.Event()
-        self.line = SerialLine(url, self, name=name, baudrate=baudrate, rtscts=rtscts, tick=0.01,
-                               backoff=backoff, opener=opener)
-
-    def start(self) -> None:
-        self.line.start()
-
-    def stop(self) -> None:
-        self.line.stop()
-
-    def wait_connected(self, timeout: float) -> bool:
-        return self._connected.wait(timeout)
-
-    # PortHandler
-    def port_opened(self, mono: float) -> None:
-        self._buffer.clear()
-        self._open = True
-        self.monitor.heard(mono)
-
-    def port_data(self, data: bytes, mono: float) -> None:
-        self._buffer += data
-        *lines, rest = re.split(rb"\r\n|\r|\n", bytes(self._buffer))
-        self._buffer = bytearray(rest)
-        if len(self._buffer) > MAX_LINE:
-            self._buffer.clear()
-            self.monitor.trouble(mono, "overlong line")
-        for raw in lines:
-            if raw.strip():
-                self._on_line(raw, mono)
-
-    def _on_line(self, raw: bytes, mono: float) -> None:
-        _, utc = now_stamp()
-        try:
-            events = self.decoder.feed(raw.decode("ascii", "replace"), mono, utc)
-        except ProtocolError as exc:
-            self.monitor.trouble(mono, "bad line")
-            log.warning("%s: %s", self.name, exc)
-            return
-        self.monitor.heard(mono)
-        self._report(self.monitor.set(Health.CONNECTED, "status lines arriving")
-                     if self.monitor.state not in (Health.CONNECTED, Health.DEGRADED) else None)
-        self._connected.set()
-        for event in events:
-            self.emit(event)
-
-    def port_tick(self, mono: float) -> None:
-        if self._open and self.monitor.state in (Health.CONNECTED, Health.DEGRADED):
-            silent = mono - self.monitor.last_heard
-            if silent > self.lost_after_s:
-                self._connected.clear()
-                self._report(self.monitor.set(Health.LOST, f"no status line for {silent:.1f} s"))
-                return
-        self._report(self.monitor.evaluate(mono))
-
-    def port_closed(self, reason: str, mono: float) -> None:
-        self._open = False
-        self._connected.clear()
-        self._report(self.monitor.set(Health.LOST, f"port closed: {reason}"))
-
-    def port_open_failed(self, reason: str, mono: float) -> None:
-        self._report(self.monitor.set(Health.LOST, f"cannot open port: {reason}"))
-
-    def _report(self, change: HealthChange | None) -> None:
-        if change is not None:
-            mono, utc = now_stamp()
-            self.emit(DeviceHealth(device=self.name, mono=mono, utc=utc, state=change.state, reason=change.reason))
-
-
-def decode_lines(lines, *, name: str = "wheel", min_revolutions: int = 3, clock=time.monotonic):
-    """Yield (line number, events or the ProtocolError) for an iterable of text lines (the CLI's core)."""
+    Each input line may hold more than one wheel line (a bare number run into the status after it).
+    """
     decoder = CammeghDecoder(name=name, checks=SpinChecks(min_revolutions))
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        mono, utc = clock(), now_stamp()[1]
-        try:
-            yield number, decoder.feed(line, mono, utc)
-        except ProtocolError as exc:
-            yield number, exc
+    for number, chunk in enumerate(chunks, 1):
+        lines, rest = split_lines(chunk)
+        for line in lines + ([rest] if rest else []):
+            mono, utc = clock(), now_stamp()[1]
+            try:
+                yield number, decoder.feed(line, mono, utc)
+            except ProtocolError as exc:
+                yield number, exc

@@ -134,10 +134,25 @@ class WheelResult(DeviceEvent, frozen=True, kw_only=True, tag="wheel_result"):
 
 
 class SpinMissed(DeviceEvent, frozen=True, kw_only=True, tag="spin_missed"):
-    """The spin counter moved past spins whose result this host never saw (link down meanwhile)."""
+    """Spins whose result this host never saw: the link was down meanwhile, or the board rebooted mid-spin."""
 
     first: int
     last: int
+
+
+class WheelBonus(DeviceEvent, frozen=True, kw_only=True, tag="wheel_bonus"):
+    """A bonus win the commercial wheel announced (`*Y`): its type (1-6) and its 3-character value."""
+
+    spin: int | None
+    bonus_type: int
+    value: str
+
+
+class WheelError(DeviceEvent, frozen=True, kw_only=True, tag="wheel_error"):
+    """An error message the commercial wheel printed during play (`*F`); the status flags judge the spin."""
+
+    spin: int | None
+    message: str
 
 
 # --- card shoe ---

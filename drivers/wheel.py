@@ -5,6 +5,10 @@ a few degrees apart (B clockwise of A), as do two rim sensors (rim 2 clockwise o
 one fires shortly after the other gives the direction; the period between passes of one sensor
 gives the speed, counted in board time so host latency never distorts it. A spin starts with the
 first ball pass after a result and ends with the pocket reading.
+
+A board reboot (new boot id, its clock back at zero) ends every measurement: rotor pulses, ball
+passes and sensor faults of the old boot are dropped, and a spin it cut is reported `spin_missed`
+(the round voids that attempt) rather than merged into the next one.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from typing import Callable
 
 from .board_link import BoardDriver, BoardEvent, BoardLink
 from .events import (
-    DeviceEvent, Direction, RotorMeasured, SensorFault, WheelPhase, WheelPhaseChanged, WheelResult,
+    DeviceEvent, Direction, RotorMeasured, SensorFault, SpinMissed, WheelPhase, WheelPhaseChanged, WheelResult,
 )
 from .protocol.boards import FAULTS, NO_BALL, WHEEL
 from .wheel_layout import SpinChecks, wheel_order
@@ -130,6 +134,24 @@ class WheelBoard(BoardDriver):
         sensor_name = WHEEL.sensors[sensor] if sensor < len(WHEEL.sensors) else f"sensor_{sensor}"
         self.active_faults.discard(sensor_name)
         self.emit(SensorFault(**self._stamp(event), sensor=sensor_name, fault="cleared", active=False))
+
+    def _board_restarted(self, stamp: dict) -> None:
+        if self.in_spin:
+            cut_direction = direction_from_passes(self.ball_passes)
+            log.error("%s: the board restarted during spin %d (%d ball passes seen): the spin is missed",
+                      self.name, self.spin, len(self.ball_passes))
+            self.emit(SpinMissed(**stamp, first=self.spin, last=self.spin))
+            self.checks.spin_missed(cut_direction)
+        if self.active_faults:
+            log.warning("%s: sensor faults of the old boot dropped: %s", self.name, sorted(self.active_faults))
+        self.in_spin = False
+        self.ball_passes = []
+        self.rotor_pulses = []
+        self.rotor_rpm = None
+        self.rotor_direction = None
+        self._reported_rotor = None
+        self.active_faults = set()
+        self._fault_in_spin = False
 
     def set_lamp(self, on: bool, hold_s: float = 5.0) -> None:
         """The wheel's "no more bets" lamp; it goes dark by itself `hold_s` after the link goes quiet."""

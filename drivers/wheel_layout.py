@@ -54,3 +54,8 @@ class SpinChecks:
         if ball_direction is not None and not no_spin:
             self.last_ball_direction = ball_direction
         return tuple(faults)
+
+    def spin_missed(self, ball_direction: Direction | None) -> None:
+        """A spin without a result (cut by a board reboot): the next spin must go the other way from it
+        when its direction was seen, and is not checked for alternation when it was not."""
+        self.last_ball_direction = ball_direction

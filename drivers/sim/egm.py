@@ -4,7 +4,8 @@ It reads wire bytes, starts a message at every byte with the wakeup bit, ends it
 length (or drops it after a 5 ms gap), lets every machine see every poll (a poll to another address
 or a broadcast is an implied ACK), and sends the addressed machine's answer. It chirps - each machine
 sends its address with the wakeup bit every 200 ms - after `chirp_after` seconds with no address byte
-on the line (SAS 4.2), and plays the machines' games as wall time passes.
+on the line (SAS 4.2), at which point the machines also fall out of sync (see egm_responder), and plays
+the machines' games as wall time passes.
 """
 
 from __future__ import annotations
@@ -87,6 +88,7 @@ class EgmSimulator:
         now = self.clock()
         last_address, last_play, next_chirp = now, now, now + self.chirp_after
         message: bytearray | None = None
+        loop_break = False  # chirping: no address byte for chirp_after seconds
         last_byte = now
         try:
             while not self._stop.is_set():
@@ -101,6 +103,10 @@ class EgmSimulator:
                     if message is not None and now - last_byte > INTER_BYTE_LIMIT:
                         message = None  # an incomplete poll cut by a gap is invalid
                     if now - last_address >= self.chirp_after and now >= next_chirp:
+                        if not loop_break:
+                            loop_break = True
+                            for responder in self.responders.values():
+                                responder.lose_sync()
                         self._chirp()
                         next_chirp = now + self.chirp_every
                     continue
@@ -108,6 +114,7 @@ class EgmSimulator:
                 if byte.wakeup:
                     message = bytearray([byte.value])
                     last_address = now
+                    loop_break = False
                     next_chirp = now + self.chirp_after
                 elif message is None:
                     continue  # a stray byte outside any message
@@ -136,15 +143,16 @@ class EgmSimulator:
             poll = parse_request(message)
         except SasCrcError:
             self.bad_polls += 1
-            if address in self.responders:
-                self._send(self.responders[address].reject_crc())
+            nack = self.responders[address].reject_crc() if address in self.responders else None
+            if nack is not None:
+                self._send(nack)
             return
         except SasFrameError:
             self.bad_polls += 1
             return
         for other, responder in self.responders.items():
             if other != poll.address or poll.is_broadcast:
-                responder.acknowledge()
+                responder.heard_elsewhere()
         if poll.is_broadcast:
             if poll.command in (0x80, 0x86):
                 group, levels = parse_progressive(poll)

@@ -3,13 +3,21 @@
 Implied ACK/NACK as SAS 3.1-3.2 and a real machine do it: a reply's data are dropped (an exception
 leaves the queue, a progressive win is forgotten) only when the host's next poll is a different one;
 the same poll again is a NACK and gets the identical bytes again; a third identical poll is the final
-NACK: the machine keeps the data for later and stays silent.
+NACK: the machine keeps the data for later and stays silent. Every answer waits for its implied ACK,
+"no activity" included, so a general poll repeated to the same machine is a NACK too.
+
+Synchronisation as Aristocrat's machine-side SAS code has it (`HostAcknowledgementProvider`): a machine
+starts in `PendingAnotherAddress` and ignores polls to its own address until it sees a poll to another
+address or a global broadcast; the next poll to its own address makes it synchronised. It falls back to
+`PendingAnotherAddress` when the line has been without host traffic for 5 s (the simulator calls
+`lose_sync()` when it starts chirping) or when it powers up again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum
 
 from ..sas.bcd import bcd_modulus
 from ..sas.meters import GAMES_SINCE_FIELDS, METER_CODES, MULTI_METER_POLLS, SINGLE_METER_POLLS, meter_name
@@ -40,6 +48,12 @@ class SimReply:
     gap: float = 0.0
 
 
+class SyncState(Enum):
+    PENDING_ANOTHER_ADDRESS = "pending_another_address"
+    PENDING_FIRST_MESSAGE = "pending_first_message"
+    SYNCHRONIZED = "synchronized"
+
+
 @dataclass
 class _Pending:
     key: tuple[int, int | None]
@@ -55,7 +69,10 @@ class EgmResponder:
         self.machine = machine
         self.faults = FaultPlan()
         self._pending: _Pending | None = None
+        self.sync = SyncState.PENDING_ANOTHER_ADDRESS
         self.polls_received = 0
+        self.polls_ignored_unsynced = 0
+        self.sync_polls_seen = 0
         self.nacks_seen = 0
 
     def acknowledge(self) -> None:
@@ -64,12 +81,30 @@ class EgmResponder:
         if pending and pending.on_ack:
             pending.on_ack()
 
-    def reject_crc(self) -> SimReply:
-        """A type S poll whose CRC failed: NACK it (the address with bit 7 set)."""
+    def heard_elsewhere(self) -> None:
+        """A poll to another address or a global broadcast: an implied ACK, and the sync a machine waits for."""
+        self.sync_polls_seen += 1
+        self.acknowledge()
+        if self.sync is SyncState.PENDING_ANOTHER_ADDRESS:
+            self.sync = SyncState.PENDING_FIRST_MESSAGE
+
+    def lose_sync(self) -> None:
+        """Link down (5 s without host traffic) or a power-up: wait for a poll to another address again."""
+        self._pending = None
+        self.sync = SyncState.PENDING_ANOTHER_ADDRESS
+
+    def reject_crc(self) -> SimReply | None:
+        """A type S poll whose CRC failed: NACK it (the address with bit 7 set), once synchronised."""
+        if self.sync is SyncState.PENDING_ANOTHER_ADDRESS:
+            return None
         return SimReply(encode_reply(Nack(self.machine.address)))
 
     def handle(self, poll: Poll, now: float) -> SimReply | None:
         self.polls_received += 1
+        if self.sync is SyncState.PENDING_ANOTHER_ADDRESS:
+            self.polls_ignored_unsynced += 1
+            return None
+        self.sync = SyncState.SYNCHRONIZED
         key = (poll.address, poll.command)
         pending = self._pending
         if pending and pending.key == key:
@@ -92,8 +127,7 @@ class EgmResponder:
             return None  # a poll this machine does not support is ignored (SAS 4.4)
         reply, on_ack = answer
         data = encode_reply(reply)
-        if not (isinstance(reply, ExceptionReply) and reply.code == 0):
-            self._pending = _Pending(key, data, on_ack)
+        self._pending = _Pending(key, data, on_ack)
         return self._emit(data)
 
     def _emit(self, data: bytes) -> SimReply:

@@ -22,12 +22,14 @@ class WheelBoardSim(BoardSim):
 
     def spin(self, number: int | None, *, revolutions: int = 8, ball_direction: Direction | None = None,
              rotor_direction: Direction | None = None, rotor_rpm: float = 25.0, pace: float = 0.0,
-             fault_sensor: int | None = None) -> list[int]:
+             fault_sensor: int | None = None, cut_after_laps: int | None = None) -> list[int]:
         """Play a spin ending in `number` (None: the pocket reader sees no ball); returns the event ids.
 
         Directions default to the rules: the ball alternates, the rotor turns against it.
         `pace` is real seconds between events (0: as fast as the link takes them); board timestamps
-        follow the simulated physics either way.
+        follow the simulated physics either way. `cut_after_laps` plays only the start of the spin
+        (that many ball laps, the rotor meanwhile, no pocket reading): a spin the board never
+        finishes, as when it reboots (`reboot()`) or loses power next.
         """
         if ball_direction is None:
             previous = self.last_ball_direction
@@ -52,13 +54,16 @@ class WheelBoardSim(BoardSim):
         pocket = NO_BALL if number is None else self.order.index(number)
         script.append((settle, "ball_in_pocket", {"pocket": pocket}))
         script.sort(key=lambda item: item[0])
+        if cut_after_laps is not None:
+            cut = sum(600 + 800 * lap / max(1, revolutions) for lap in range(cut_after_laps))
+            script = [item for item in script if item[0] < cut]
         ids = []
         for at, name, fields in script:
             ids.append(self.emit(name, device_ms=start + int(at), **fields))
             if pace:
                 time.sleep(pace)
-        with self.lock:
-            self.virtual_ms += int(settle) + 1
+        with self.lock:  # the board's clock moves past the spin's last event (the rotor turns on after the result)
+            self.virtual_ms += int(max(at for at, _, _ in script)) + 1
         return ids
 
     @staticmethod

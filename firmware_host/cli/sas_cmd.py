@@ -59,9 +59,25 @@ def _poll_code(text: str) -> int | None:
     if text.lower() in ("general", "gp"):
         return None
     try:
-        return int(text, 16)
+        command = int(text, 16)
     except ValueError:
-        raise SasError(f"--poll {text!r}: give a long poll as 0xNN or 'general'") from None
+        command = -1
+    if not 0 <= command <= 0xFF:
+        raise SasError(f"--poll {text!r}: give a long poll as 0xNN (one byte) or 'general'")
+    return command
+
+
+def _address(given: int | None, message: bytes, command: int | None) -> int:
+    """The polled address: --address (1-127), else the reply's first byte (a general poll needs none)."""
+    if given is not None:
+        return polls.check_address(given)
+    if command is None:
+        return 1  # a general poll's reply is one exception byte: no address in it
+    try:
+        return polls.check_address(message[0] & 0x7F)
+    except SasError:
+        raise SasError(f"the reply's first byte {message[0]:02X} is not a machine address (1..127); "
+                       "give --address") from None
 
 
 def run_decode(args: argparse.Namespace) -> int:
@@ -72,8 +88,7 @@ def run_decode(args: argparse.Namespace) -> int:
     if not message:
         raise SasError("no bytes to decode")
     command = _poll_code(args.poll)
-    address = args.address if args.address is not None else message[0] & 0x7F
-    poll = polls.Poll(address, command)
+    poll = polls.Poll(_address(args.address, message, command), command)
     reply = decode_reply(poll, message)
     fields = reply_fields(reply)
     if len(message) > 2:
@@ -96,6 +111,9 @@ def _print_fields(fields: dict, indent: str = "") -> None:
 
 
 def run_poll(args: argparse.Namespace) -> int:
+    polls.check_address(args.address)
+    if not 0 < args.timeout_ms <= 10_000:
+        raise SasError(f"--timeout-ms {args.timeout_ms:g}: give 1 to 10000 ms (SAS: 20)")
     link = open_link(args.port, framing=args.framing)
     host = SasHost(link, response_timeout=args.timeout_ms / 1000,
                    ack_address=next(a for a in range(127, 0, -1) if a != args.address))

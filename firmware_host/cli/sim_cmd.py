@@ -28,6 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--numbers", default="", help="winning numbers to play in turn, e.g. 17,0,32 (default random)")
     p.add_argument("--order", default="french", help="wheel order of the board: french | american_numbering")
     p.add_argument("--period", type=float, default=0.5, help="cammegh: seconds between status lines")
+    p.add_argument("--mode", type=int, default=1157,
+                   help="cammegh: the wheel's mode (handbook: +16 no bare winning number, +128 status repeat, "
+                        "+256 *F errors; default 1157, 1029 = repeat off)")
     p.add_argument("--cards", default="", help="shoe: cards to deal, e.g. AS,KD,10H (default a shuffled shoe)")
     p.add_argument("--decks", type=int, default=8, help="shoe: decks in the shuffled shoe")
     p.add_argument("--seed", type=int, default=1, help="random seed for numbers and the shuffled shoe")
@@ -78,7 +81,9 @@ def run(args: argparse.Namespace) -> int:
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: stop.set())
     if args.device == "cammegh":
-        sim = CammeghSim(path=args.port, period=args.period, faults=faults, seed=args.seed)
+        if not 0 <= args.mode <= 0xFFFF:
+            raise DeviceError(f"--mode {args.mode}: a wheel mode is 0 to 65535")
+        sim = CammeghSim(path=args.port, period=args.period, faults=faults, seed=args.seed, mode=args.mode)
     elif args.device == "wheel":
         extra = {"serial": args.serial} if args.serial else {}
         sim = WheelBoardSim(order=wheel_order(args.order), path=args.port, faults=faults, firmware=args.firmware,

@@ -1,4 +1,4 @@
-"""`tablehw wheel decode`: status lines on stdin -> one JSON object per state change on stdout."""
+"""`tablehw wheel decode`: a wheel's read-protocol lines on stdin -> one JSON object per change on stdout."""
 
 from __future__ import annotations
 
@@ -23,9 +23,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_decode(args: argparse.Namespace) -> int:
-    """Bad lines are reported on stderr by line number and skipped; the exit status is 1 if there were any."""
+    """Bad lines are reported on stderr by line number and skipped; the exit status is 1 if there were any.
+
+    stdin is read as bytes, line by line: the wheel speaks ASCII, and a byte that is not (line noise,
+    the wrong baud rate) is the protocol's error for that line, whatever the terminal's locale.
+    """
     rejected = 0
-    for number, outcome in decode_lines(sys.stdin, name=args.name, min_revolutions=args.min_revolutions):
+    for number, outcome in decode_lines(sys.stdin.buffer, name=args.name, min_revolutions=args.min_revolutions):
         if isinstance(outcome, Exception):
             rejected += 1
             print(f"tablehw wheel decode: line {number}: {outcome}", file=sys.stderr)

@@ -16,7 +16,7 @@ from typing import Callable
 
 import cv2
 
-from drivers.cammegh import CammeghReader
+from drivers.cammegh_reader import CammeghReader
 from drivers.camera import FrameSource, V4L2Camera, open_source
 from drivers.console import DealerConsole
 from drivers.dome import CussecDome

@@ -260,7 +260,12 @@ class LinkSession:
             return
         self.refused = None
         self._fail_pending(LinkError(f"{self.name}: link restarted"))
-        self.channel.reset()
+        self.channel.reset()  # the board reset its side when it answered
+        if self._linked and identity == self.identity:
+            # The answer to a HELLO repeated before the first answer came (both queued in a pty or a
+            # UART's buffer while the board was not reading): the same session, announced once.
+            log.debug("%s: IDENTITY again from %s: HELLO was repeated", self.name, identity.serial)
+            return
         self.identity = identity
         self._linked = True
         self._last_heartbeat = 0.0

@@ -58,6 +58,13 @@ def to_input(event: dev.DeviceEvent, *, cards: bool = False) -> Any | None:
         fault = event.faults[0].value if event.faults else None
         direction = str(event.ball_direction) if event.ball_direction else None
         return SpinSeen(event.number, direction, fault)
+    if isinstance(event, dev.SpinMissed):  # the wheel spun but its result never reached us: void (X.16)
+        return SpinSeen(None, None, "spin_missed")
+    if isinstance(event, dev.WheelError):
+        return DeviceNotice(event.device, "wheel_error", event.message, {"spin": event.spin})
+    if isinstance(event, dev.WheelBonus):
+        return DeviceNotice(event.device, "wheel_bonus", f"bonus {event.bonus_type}: {event.value}",
+                            {"spin": event.spin, "bonus_type": event.bonus_type, "value": event.value})
     if isinstance(event, dev.CardOut):
         return CardSeen(card_text(event.rank, event.suit), event.seq)
     if isinstance(event, dev.CardUnreadable):

@@ -71,6 +71,8 @@ class RouletteFamily(Family):
             reason = "direction_not_alternated"  # X.15
         if item.direction and reason != "direction_not_alternated":
             self.last_direction = item.direction
+        if reason == "spin_missed":
+            self.last_direction = None  # the missed spin's direction is unknown: the wheel's driver checks it
         if reason:
             self.engine.reading(None, {}, void_reason=reason, evidence=item.evidence, detail=back_on)
             return

@@ -63,6 +63,7 @@ class Port:
         return {"polls_per_s": polls / elapsed, "bytes_per_poll": bytes_per_poll, "limit": limit, "rule": rule,
                 "share": (polls / elapsed) / min(limit, rule), "errors": errors, "polls": polls,
                 "retries": self.host.stats.retries, "ack_polls": self.host.stats.ack_polls,
+                "sync_polls": self.host.stats.sync_polls,
                 "timeouts": self.host.stats.timeouts, "bad_frames": self.host.stats.bad_frames}
 
 
@@ -74,7 +75,7 @@ def _report(name: str, r: dict) -> None:
           f"200 ms rule limit {rule}; achieved {r['share'] * 100:.1f} % of the {binding} limit "
           f"({r['polls']} polls, {r['errors']} failed, "
           f"{r['retries']} retries: {r['timeouts']} timeouts, {r['bad_frames']} bad frames; "
-          f"{r['ack_polls']} ack polls)")
+          f"{r['ack_polls']} ack polls, {r['sync_polls']} sync polls)")
 
 
 def test_bench_polls_per_second_per_port():

@@ -10,7 +10,9 @@ from datetime import datetime, timezone
 
 import pytest
 
-from drivers.cammegh import CammeghDecoder, CammeghReader, parse_status
+from drivers.cammegh import CammeghDecoder
+from drivers.cammegh_lines import parse_status
+from drivers.cammegh_reader import CammeghReader
 from drivers.errors import ProtocolError
 from drivers.events import (
     DeviceHealth, Direction, Health, SpinMissed, WheelFault, WheelPhase, WheelPhaseChanged, WheelResult, WheelWarning,

@@ -219,3 +219,32 @@ def test_loop_url_opens_and_is_lost_without_a_board(collector):
         assert collector.wait_health(Health.LOST, 3.0).reason == "no answer to the handshake"
     finally:
         session.stop()
+
+
+def test_device_identified_once_when_hellos_queued_in_the_pty_before_the_board_reads(tmp_path, collector):
+    # The host opens its end of the pty pair and says HELLO again every hello_retry_s while the board is
+    # not yet reading: the board then reads them all at once and answers each with IDENTITY.
+    sim = BoardSim(WHEEL, serial="WSB-0002", path=tmp_path / "pair")
+    sim.endpoint.plug()  # the pty pair exists; the board's firmware is not running yet
+    session = make_session(sim.path, collector)
+    hellos_written = []
+    send = session.transport.send
+    session.transport.send = lambda wire: (hellos_written.append(wire), send(wire))  # count, then write
+    session.start()
+    try:
+        deadline = time.monotonic() + 5
+        while len(hellos_written) < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        sim.start()
+        assert session.wait_connected(5.0)
+        assert sim.wait_delivered(1.0)
+        time.sleep(0.3)  # every queued HELLO has been answered by now
+        sent = [sim.emit("ball_pass", sensor=0) for _ in range(5)]
+        assert ids(collector.take_events(5)) == sent
+        statuses = list(collector.status.queue)
+        assert sim.hellos >= 3
+        assert sum(isinstance(e, DeviceIdentified) for e in statuses) == 1
+        assert [e.state for e in collector.health_log] == [Health.CONNECTED]
+    finally:
+        session.stop()
+        sim.stop()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from drivers.sas import polls
 from drivers.sas.host import SasHost
 from drivers.sas.link import open_link
 from drivers.sim.egm import EgmSimulator, PtyLine
@@ -26,6 +27,11 @@ class SasRig:
 
     def faults(self, address: int = 1):
         return self.sim.responder(address).faults
+
+    def sync(self) -> None:
+        """For tests that write polls by hand: a general poll to an empty address, so the machines
+        (which wait for a poll to another address before answering, as Aristocrat's do) are in sync."""
+        self.link.send(polls.general_poll(127).message())
 
     def close(self) -> None:
         self.sim.stop()

@@ -76,6 +76,7 @@ def test_a_gap_over_5_ms_inside_a_reply_invalidates_it():
 def test_a_poll_with_a_bad_crc_is_nacked(rig):
     frame = bytearray(polls.shutdown(1).message())
     frame[-1] ^= 0xFF
+    rig.sync()
     rig.link.send(bytes(frame))
     answer = rig.link.next_byte(time.monotonic() + 1)
     assert answer.value == 0x81  # the address with bit 7 set
@@ -84,6 +85,7 @@ def test_a_poll_with_a_bad_crc_is_nacked(rig):
 
 
 def test_unsupported_long_poll_is_ignored(rig):
+    rig.sync()
     rig.link.send(with_crc(bytes([1, 0x72, 0x00])))
     assert rig.link.next_byte(time.monotonic() + 0.1) is None
 
