@@ -48,12 +48,20 @@ class PostgresCluster:
             raise RuntimeError(f"{' '.join(args[:2])} failed: {done.stdout[-2000:]} {done.stderr[-2000:]}")
 
     def start(self) -> PostgresCluster:
-        data = self.directory / "data"
-        self._run("initdb", "-D", str(data), "-A", "trust", "-U", "tablehw", "--no-sync", "-E", "UTF8")
-        self._run("pg_ctl", "-D", str(data), "-o", f"-p {self.port} -k {self.directory} "
+        self._run("initdb", "-D", str(self.directory / "data"), "-A", "trust", "-U", "tablehw", "--no-sync",
+                  "-E", "UTF8")
+        self.resume()
+        return self
+
+    def resume(self) -> None:
+        """(Re)start the server on its data directory."""
+        self._run("pg_ctl", "-D", str(self.directory / "data"), "-o", f"-p {self.port} -k {self.directory} "
                   "-c listen_addresses=127.0.0.1 -c fsync=on -c max_connections=60",
                   "-l", str(self.directory / "log"), "-w", "-t", "60", "start")
-        return self
+
+    def halt(self) -> None:
+        """Stop the server at once (as a crash would), keeping its data for `resume`."""
+        self._run("pg_ctl", "-D", str(self.directory / "data"), "-m", "immediate", "-w", "stop")
 
     def database(self) -> str:
         """A new empty database; its URL."""
@@ -66,6 +74,6 @@ class PostgresCluster:
 
     def stop(self) -> None:
         try:
-            self._run("pg_ctl", "-D", str(self.directory / "data"), "-m", "immediate", "-w", "stop")
+            self.halt()
         finally:
             shutil.rmtree(self.directory, ignore_errors=True)

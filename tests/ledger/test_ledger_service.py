@@ -6,10 +6,12 @@ import json
 
 import paho.mqtt.client as mqtt
 
+from firmware_host.cli import main
 from tests.service.broker import MosquittoBroker
 from tests.service.listener import Listener
 
 from . import rig
+from .postgres import PostgresCluster
 
 
 def test_every_round_is_booked_cent_for_cent_and_anchored(books_url, broker, tmp_path):
@@ -146,3 +148,34 @@ def test_a_retained_anchor_that_differs_from_the_books_is_published_again(broker
     finally:
         rig.stop(table)
         rig.stop(ledger)
+
+
+def test_while_the_books_are_down_nothing_is_acknowledged_and_nothing_is_lost(broker, tmp_path):
+    cluster = PostgresCluster().start()  # its own server: this test crashes it
+    try:
+        url = rig.prepare_books(cluster.database())
+        ledger = rig.start_ledger(url, broker.url, "ledger-a", tmp_path)
+        table = rig.start_stand_in("craps-3", broker.url, tmp_path / "craps-3", 30, tmp_path, "--pace", "0.1")
+        journal = lambda: rig.journal_settlements(tmp_path / "craps-3" / "journal.sqlite")  # noqa: E731
+        assert rig.wait_until(lambda: len(rig.booked_settlements(url)) >= 3, 60)
+        cluster.halt()
+        assert rig.wait_until(lambda: len(journal()) >= 20, 90)
+        assert ledger.poll() is None, "the instance must wait for its books, not exit"
+        cluster.resume()
+        assert rig.wait_until(lambda: len(journal()) == 30 and rig.same_books(journal(), rig.booked_settlements(url))
+                              == [], 120), rig.same_books(journal(), rig.booked_settlements(url))[:5]
+        assert "the books are unavailable, nothing acknowledged" in ledger.log.read_text()
+        assert rig.books_value(url, "SELECT COUNT(*) FROM gaps WHERE filled_utc IS NULL") == [(0,)]
+        rig.stop(table)
+        assert rig.stop(ledger) == 0
+    finally:
+        cluster.stop()
+
+
+def test_the_command_refuses_missing_or_unreachable_books_naming_them(capsys):
+    assert main(["ledger", "--mqtt", "mqtt://127.0.0.1:1"]) == 2
+    assert "needs --db URL and --mqtt URL" in capsys.readouterr().err
+    assert main(["ledger", "--db", "postgresql://nobody@127.0.0.1:1/books", "--mqtt", "mqtt://127.0.0.1:1"]) == 2
+    assert "postgresql://nobody@127.0.0.1:1/books: cannot connect to the books" in capsys.readouterr().err
+    assert main(["ledger", "--db", "sqlite:///x", "--mqtt", "http://broker"]) == 2
+    assert "expected mqtt://host[:port]" in capsys.readouterr().err
