@@ -29,10 +29,11 @@ class Floor:
 
     def __init__(self, tmp_path, broker, books_url):
         self.tmp, self.broker, self.url = tmp_path, broker, books_url
-        self.tables = {t: self._table(t, ROUNDS) for t in TABLES}
         self.ledgers = {u: rig.start_ledger(books_url, broker.url, u, tmp_path, *LEDGER_ARGS)
                         for u in ("ledger-a", "ledger-b")}
+        assert all(rig.wait_online(broker.url, user) for user in self.ledgers)
         self.rounds_target = {t: ROUNDS for t in TABLES}
+        self.tables = {t: self._table(t, ROUNDS) for t in TABLES}
 
     def _table(self, table, rounds):
         return rig.start_stand_in(table, self.broker.url, self.tmp / table, rounds, self.tmp, "--pace", "0.5")
