@@ -24,13 +24,17 @@ conflict the database reports (a deadlock, a racing new epoch) retries the whole
 from __future__ import annotations
 
 import json
+import logging
 from collections import defaultdict
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 from .anomalies import Anomaly, record
 from .database import Session
+from .errors import BooksUnavailable
 from .inbound import Refused, SlotMeters, TableMessage, sha256_hex
+log = logging.getLogger(__name__)
+
 
 @dataclass
 class BatchOutcome:
@@ -318,6 +322,38 @@ class Booker:
                 found.append(Anomaly("seq_replayed", None, s.epoch or None, s.seq, {
                     "site": s.site, "machine": s.machine, "booked_sha256": first, "other_sha256": s.sha256},
                     s.payload, subject=f"slots:{s.site}:{s.sha256}"))
+
+
+def book_resiliently(database, booker: Booker, items: list, utc: str) -> BatchOutcome:
+    """Book a batch; when the books refuse it for anything but being unreachable (a value out of their range,
+    a payload they cannot store), book its messages one by one and turn each one refused into a `malformed`
+    anomaly, so that one poisoned message never stops the floor's booking. `BooksUnavailable` propagates."""
+    try:
+        outcome = database.run(lambda s: booker.book(s, items, utc))
+    except BooksUnavailable:
+        raise
+    except Exception:  # noqa: BLE001 - whatever the driver raised, the batch is rolled back and taken apart
+        log.exception("books refused a batch of %d: booking its messages one by one", len(items))
+        outcome = BatchOutcome()
+        for item in items:
+            try:
+                one = database.run(lambda s: booker.book(s, [item], utc))
+            except BooksUnavailable:
+                raise
+            except Exception as exc:  # noqa: BLE001
+                refused = Refused("malformed", f"the books cannot store it: {str(exc).splitlines()[0]}",
+                                  getattr(item, "topic", "?"), getattr(item, "payload", b""),
+                                  getattr(item, "table", None), getattr(item, "epoch", None),
+                                  getattr(item, "seq", None))
+                one = database.run(lambda s: booker.book(s, [refused], utc))
+            booker.remember(one)
+            outcome.booked += one.booked
+            outcome.duplicates += one.duplicates
+            outcome.gaps_opened += one.gaps_opened
+            outcome.gaps_filled += one.gaps_filled
+            outcome.anomalies += one.anomalies
+    booker.remember(outcome)
+    return outcome
 
 
 def settlement_problems(body) -> list[str]:

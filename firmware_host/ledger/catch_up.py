@@ -27,7 +27,7 @@ from ..clock import SystemClock
 from ..mqtt.contract import MessagesRequest, MessagesResponse
 from ..mqtt.link import Inbound, MqttLink, message_properties
 from .anomalies import Anomaly, record
-from .booking import Booker
+from .booking import Booker, book_resiliently
 from .database import Database
 from .inbound import FOLLOWED, TableMessage, read
 
@@ -130,8 +130,7 @@ class CatchUp:
                 return result
             if items:
                 utc = self.clock.utc()
-                outcome = self.database.run(lambda s: self.booker.book(s, items, utc))
-                self.booker.remember(outcome)
+                outcome = book_resiliently(self.database, self.booker, items, utc)
                 result.booked += outcome.booked
             after = result.last_seq = response.next_after
             if not response.more or (until is not None and after >= until):

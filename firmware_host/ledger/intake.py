@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from ..clock import SystemClock
 from ..mqtt.link import Connected, Inbound, LinkSettings, MqttLink, Will
 from ..sd_notify import Notifier
-from .booking import Booker
+from .booking import Booker, book_resiliently
 from .catch_up import Recaller
 from .database import Database
 from .errors import BooksUnavailable
@@ -157,7 +157,7 @@ class LedgerService:
         while True:
             try:
                 utc = self.clock.utc()
-                outcome = database.run(lambda s: booker.book(s, wanted, utc))
+                outcome = book_resiliently(database, booker, wanted, utc)
                 break
             except BooksUnavailable as exc:
                 log.error("ledger %s: the books are unavailable, nothing acknowledged: %s", self.settings.user, exc)
@@ -165,7 +165,6 @@ class LedgerService:
                 self.notifier.watchdog()
                 if stop.wait(2.0):
                     return
-        booker.remember(outcome)
         with self._ack_lock:
             for session, message in batch:
                 if session == self._session:

@@ -270,10 +270,16 @@ class Warden:
             result = catch_up.sweep(table, epoch, after, until=high, keep_going=lambda: self.still_holding(database))
             log.info("warden: gap %s/%s %d..%d: %s, %d booked in %d pages", table, epoch, low, high, result.status,
                      result.booked, result.pages)
-            if result.status == "done":
+            still_open = database.run(lambda s: s.value(
+                "SELECT COUNT(*) FROM gaps WHERE table_id = ? AND epoch = ? AND missing_seq <= ? AND filled_utc IS NULL "
+                "AND unfillable_utc IS NULL", (table, epoch, high)))
+            if result.status == "done" and not still_open:
                 self.gap_retry.pop((table, epoch), None)
-            else:
+            else:  # not answered: soon again; answered but still open (refused messages, a mismatch): later
                 self.gap_retry[(table, epoch)] = time.monotonic() + (5.0 if result.status == "no_answer" else 60.0)
+                if result.status == "done":
+                    log.warning("warden: %d gap(s) of %s/%s still open after the controller answered: its messages "
+                                "were refused (see the anomalies); asking again in 60 s", still_open, table, epoch)
             if not self.holding:
                 return
 

@@ -166,3 +166,20 @@ def test_contradicting_links_are_reported(books):
     messages[states[-1]] = (messages[states[-1]][0], json.dumps(last).encode())
     outcome = book(books, messages)
     assert [a.kind for a in outcome.anomalies] == ["chain_conflict"]
+
+
+def test_a_message_the_books_cannot_store_is_refused_and_the_rest_of_its_batch_booked(books):
+    from firmware_host.ledger.booking import book_resiliently
+
+    feed = TableFeed("craps-10", seed=13, void_rate=0)
+    messages = followed(feed.rounds(3))
+    index = next(i for i, (t, _) in enumerate(messages) if t.endswith("/result"))
+    poisoned = json.loads(messages[index][1])
+    poisoned["round"] = 2 ** 70  # valid JSON, a valid int, out of every engine's integer range
+    messages[index] = (messages[index][0], json.dumps(poisoned).encode())
+    items = [inbound.read("tablehw", t, p) for t, p in messages]
+    outcome = book_resiliently(books, Booker("test"), items, UTC)
+    assert outcome.booked == len(messages) - 1
+    assert [a.kind for a in outcome.anomalies] == ["malformed"]
+    assert "the books cannot store it" in outcome.anomalies[0].detail["problem"]
+    assert rows(books, "SELECT COUNT(*) FROM rounds")[0][0] == 3
