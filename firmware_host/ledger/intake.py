@@ -20,6 +20,7 @@ import json
 import logging
 import queue
 import threading
+import time
 from dataclasses import dataclass
 
 from ..clock import SystemClock
@@ -126,12 +127,17 @@ class LedgerService:
         self.warden.start()
         self.link.start()
         self.notifier.ready(f"ledger {self.settings.user} booking into {database.where()}")
+        told = 0.0
         try:
             while not stop.is_set():
                 batch = self._next_batch(stop)
                 if batch:
                     self._book(database, booker, batch, stop)
                 self.notifier.watchdog()
+                if time.monotonic() - told >= 10.0:  # what `systemctl status` shows
+                    told = time.monotonic()
+                    self.notifier.status(f"booked {self.stats.booked}, duplicates {self.stats.duplicates}, "
+                                         f"anomalies {self.stats.anomalies}, warden {'yes' if self.warden.holding else 'no'}")
         finally:
             self.notifier.stopping()
             self.warden.stop()
