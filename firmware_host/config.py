@@ -18,7 +18,7 @@ from msgspec import Meta, Struct
 from drivers.settings import DevicesSection
 
 from .errors import ConfigError
-from .service_config import MqttSection, SimulationSection, StorageSection, TableSection
+from .service_config import AccessSection, MqttSection, SimulationSection, StorageSection, TableSection
 
 Ratio = Annotated[str, Meta(pattern=r"^\s*\d+\s*:\s*[1-9]\d*\s*$", description='a payout "x:y"')]
 PositiveInt = Annotated[int, Meta(ge=1)]
@@ -113,6 +113,7 @@ class TableConfig(Struct, forbid_unknown_fields=True, frozen=True):
     # The service's sections (optional: a rules-only config stays valid; `tablehw run` needs [table]).
     table: TableSection | None = None
     mqtt: MqttSection | None = None
+    access: AccessSection = AccessSection()  # who may bet, act on the console, recall (nobody by default)
     storage: StorageSection | None = None
     simulation: SimulationSection | None = None
     board: BoardSection = BoardSection()
@@ -120,11 +121,15 @@ class TableConfig(Struct, forbid_unknown_fields=True, frozen=True):
 
 
 _PATH = re.compile(r" - at `\$((?:\.[A-Za-z0-9_\-]+|\[(?:\d+|\.\.\.)\])*)`$")
+_KEY = re.compile(r" - at `key` in `\$((?:\.[A-Za-z0-9_\-]+|\[(?:\d+|\.\.\.)\])*)`$")  # a bad dict key
 
 
 def key_path_of(error: msgspec.ValidationError) -> tuple[str, str]:
     """Split a msgspec error into (dotted key path, message); a dict entry shows as `[...]`."""
     text = str(error)
+    key = _KEY.search(text)
+    if key:
+        return f"{key.group(1).lstrip('.')}.<key>", f"a key: {text[: key.start()]}"
     match = _PATH.search(text)
     path, message = ("", text) if not match else (match.group(1).lstrip("."), text[: match.start()])
     path = re.sub(r"\[(\d+)\]", r".\1", path).replace("[...]", ".[...]")

@@ -18,3 +18,7 @@ class ConfigError(TableError, ValueError):
 
 class InputFileError(TableError, ValueError):
     """A bets, throws or results file that cannot be read; the message names the entry."""
+
+
+class BrokerUnreachable(TableError, ConnectionError):
+    """The MQTT broker cannot be reached or refused the connection; the message says why."""

@@ -26,10 +26,11 @@ from .errors import ConfigError, TableError
 from .evidence import EvidenceStore
 from .journal import Journal, JournalCorrupt
 from .mqtt.contract import Availability, Topics
-from .mqtt.link import LinkSettings, MqttLink, Will
+from .mqtt.link import Connected, LinkSettings, MqttLink, Will
 from .outbox import OutboxSender
 from .rounds import recovery
 from .rounds.engine import RoundEngine, RoundSummary, no_checkpoint
+from .rounds.gate import RequestGate
 from .rounds.setup import board_keeper, engine_settings, family_factory, game_name
 from .sd_notify import Notifier
 from .service_config import MqttSection, SimulationSection, StorageSection, storage_path
@@ -107,10 +108,15 @@ class TableService:
                              on_round=self.on_round, board=self.rebuild_board(journal))
         engine.evidence = evidence
         self.engine = engine
+        access = self.config.access
+        self.gate = RequestGate(self.topics, access, engine.inbox)
+        if not (access.terminals or access.dealers or access.supervisors or access.back_office):
+            log.warning("table %s: [access] names nobody: no bet, console or recall request will be accepted "
+                        "over MQTT (docs/mqtt.md, \"Identity\")", self.table_id)
         link = MqttLink(self.link_settings, Will(self.topics.availability, availability(self.table_id, "offline"),
                                                  availability(self.table_id, "online")),
-                        subscriptions=self.topics.inbound(), on_message=engine.inbox.put, on_status=engine.inbox.put)
-        sender = OutboxSender(journal, link)
+                        subscriptions=self.topics.inbound(), on_message=self.gate, on_status=engine.inbox.put)
+        sender = OutboxSender(journal, link, replies_prefix=self.topics.replies)
         link.on_delivery = sender.deliver
         sender.start()
         link.start()
@@ -133,7 +139,10 @@ class TableService:
             devices.stop()
             if terminals is not None:
                 terminals.stop()
-            if not sender.wait_sent(10.0):
+            if not link.connected:
+                log.warning("stopping without a broker: %d messages not sent stay in the journal and leave at the "
+                            "next start", len(journal.messages(pending_only=True)))
+            elif not sender.wait_sent(10.0):
                 log.warning("stopping with messages still in the outbox: they leave at the next start")
             link.stop(availability(self.table_id, "offline"))
             sender.stop()
@@ -180,11 +189,9 @@ class TableService:
         locked = availability(self.table_id, "locked", reason)
         link = MqttLink(self.link_settings, Will(self.topics.availability, locked, locked))
         connected = threading.Event()
-        link.on_status = lambda event: connected.set()
+        link.on_status = lambda event: isinstance(event, Connected) and connected.set()
         link.start()
-        if connected.wait(5.0):
-            link.stop(locked)
-        else:
+        if not connected.wait(5.0):
             log.error("could not reach the broker to publish the lock-out")
-            link.client.loop_stop()
+        link.stop(locked)
         return EXIT_LOCKED

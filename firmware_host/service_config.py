@@ -1,4 +1,4 @@
-"""The service's optional config sections: [table], [mqtt], [storage] and [simulation] (strict msgspec).
+"""The service's optional config sections: [table], [mqtt], [access], [storage] and [simulation] (strict msgspec).
 
 They hang off `config.TableConfig` as optional fields, so a rules-only config (for `tablehw edge`
 or `settle`) stays valid; `tablehw run` requires [table]. See docs/config.md and docs/deploy.md.
@@ -10,6 +10,9 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 from msgspec import Meta, Struct
+
+from .mqtt.admission import Limits
+from .mqtt.identity import USER_PATTERN
 
 Identifier = Annotated[str, Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$",
                                  description="letters, digits, '_', '.', '-' (used in MQTT topics and file names)")]
@@ -46,6 +49,41 @@ class MqttSection(Struct, forbid_unknown_fields=True, frozen=True):
     reconnect_max_s: Annotated[float, Meta(ge=0.1, le=600)] = 30.0
 
 
+UserName = Annotated[str, Meta(pattern=USER_PATTERN, description="a broker user name (one topic level)")]
+Owner = Annotated[str, Meta(min_length=1, max_length=128)]
+
+
+class RequestLimitsSection(Struct, forbid_unknown_fields=True, frozen=True):
+    """Per broker user: the largest request read (bytes, checked before decoding) and the request rate."""
+
+    max_request_bytes: Annotated[int, Meta(ge=256, le=1_048_576)] = 4096
+    requests_per_second: Annotated[float, Meta(gt=0, le=10_000)] = 20.0
+    request_burst: Annotated[int, Meta(ge=1, le=100_000)] = 40  # also the most requests of one user waiting
+
+    def limits(self) -> Limits:
+        return Limits(self.max_request_bytes, self.requests_per_second, self.request_burst)
+
+
+class AccessSection(RequestLimitsSection, forbid_unknown_fields=True, frozen=True):
+    """Who may do what over MQTT, by broker user name (docs/mqtt.md, "Identity"). Nobody by default."""
+
+    terminals: dict[UserName, list[Owner]] = {}  # betting terminal -> the owners (players, seats) it bets for
+    dealers: list[UserName] = []  # console actions but override
+    supervisors: list[UserName] = []  # every console action, override included; recall
+    back_office: list[UserName] = []  # recall (and the journal's messages requests)
+
+    def may_send(self, kind: str, user: str) -> bool:
+        """Whether `user` may send requests of `kind` (bets, console, recall) at all."""
+        if kind == "bets":
+            return user in self.terminals
+        if kind == "console":
+            return user in self.dealers or user in self.supervisors
+        return user in self.back_office or user in self.supervisors
+
+    def may_bet_for(self, user: str, owner: str) -> bool:
+        return owner in self.terminals.get(user, ())
+
+
 class StorageSection(Struct, forbid_unknown_fields=True, frozen=True):
     """Where the journal and the evidence live, and for how long evidence is kept."""
 
@@ -58,7 +96,7 @@ class SimulationSection(Struct, forbid_unknown_fields=True, frozen=True):
     """What `tablehw run --simulate` plays: seeded terminals placing bets and a simulated table."""
 
     seed: int = 1
-    terminals: Annotated[int, Meta(ge=1, le=1000)] = 4
+    terminals: Annotated[int, Meta(ge=1, le=1000)] = 4  # how many of [access] terminals the simulation bets as
     bets_per_round: Annotated[int, Meta(ge=0, le=100_000)] = 12
     void_rate: Annotated[float, Meta(ge=0, le=0.9)] = 0.05  # share of throws / spins that are void
     action_seconds: Seconds = 0.02  # how long a throw, spin, dome step or card takes in the simulation

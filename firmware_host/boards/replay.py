@@ -21,6 +21,7 @@ from datetime import datetime, timezone
 
 import msgspec
 
+from ..errors import BrokerUnreachable
 from ..mqtt.contract import Availability, EventPayload, ResultPayload, Topics
 from ..mqtt.link import LinkSettings, MqttLink, Will
 from ..rules.cards import shoe_composition
@@ -112,13 +113,16 @@ class Replay:
         self.link = MqttLink(LinkSettings(url, f"tablehw-replay-{table_id}", keepalive_s=5, session_expiry_s=0), will)
 
     def start(self, timeout_s: float = 10.0) -> None:
-        """Connect (the link says "online") and publish the new session's empty board."""
+        """Connect (the link says "online") and publish the new session's empty board; `BrokerUnreachable`
+        with the cause at the first failed attempt (a stand-in table has nothing to play offline)."""
         self.link.start()
         deadline = time.monotonic() + timeout_s
         while not self.link.connected:
-            if time.monotonic() > deadline:
+            failed = self.link.watch.failures > 0
+            if failed or time.monotonic() > deadline:
                 self.link.stop()
-                raise ConnectionError(f"no broker at {self.link.settings.url} within {timeout_s:.0f} s")
+                cause = self.link.watch.cause if failed else f"no answer within {timeout_s:.0f} s"
+                raise BrokerUnreachable(f"cannot reach the broker {self.link.settings.url}: {cause}")
             time.sleep(0.05)
         self.play_step(Step(event="table_opened"))
 

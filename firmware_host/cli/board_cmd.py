@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import random
 import signal
 import threading
@@ -116,7 +117,13 @@ def publish(args: argparse.Namespace, settings: BoardSettings) -> int:
     replay = Replay(args.game, args.table, args.publish, args.prefix, settings, info)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    replay.start()
+    link_log = logging.getLogger("firmware_host.mqtt.link")
+    level = link_log.level
+    link_log.setLevel(logging.CRITICAL)  # a failure to connect is this command's one error line, not a log line too
+    try:
+        replay.start()
+    finally:
+        link_log.setLevel(level)
     print(f"publishing {args.game} to {args.publish} as {replay.topics.base}/ (Ctrl-C stops)", flush=True)
     try:
         played = replay.play(steps, args.interval, args.rounds, stop)

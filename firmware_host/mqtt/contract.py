@@ -15,10 +15,19 @@ from msgspec import Meta, Struct
 SCHEMA = 1
 
 
+REQUEST_KINDS = ("bets", "console", "recall")
+
+
 class Topics:
-    """Every topic of one table: `<prefix>/tables/<table_id>/...`."""
+    """Every topic of one table: `<prefix>/tables/<table_id>/...`, and the replies to its requesters.
+
+    Requests arrive on `T/<kind>/<user>` (kind: bets, console, recall), `<user>` being the
+    requester's broker user name, which the broker's ACL (`pattern write ... /%u`) guarantees.
+    """
 
     def __init__(self, prefix: str, table_id: str) -> None:
+        self.prefix = prefix
+        self.table_id = table_id
         self.base = f"{prefix}/tables/{table_id}"
         self.availability = f"{self.base}/availability"
         self.state = f"{self.base}/state"
@@ -26,14 +35,30 @@ class Topics:
         self.settlement = f"{self.base}/settlement"
         self.events = f"{self.base}/events"
         self.board = f"{self.base}/board"
-        self.bets = f"{self.base}/bets"
-        self.bets_response = f"{self.base}/bets/response"
-        self.recall = f"{self.base}/recall"
-        self.console = f"{self.base}/console"
+        self.replies = f"{prefix}/replies/"
+
+    def request(self, kind: str, user: str) -> str:
+        """Where `user` sends a request of `kind` (bets, console, recall)."""
+        return f"{self.base}/{kind}/{user}"
+
+    def requester(self, topic: str) -> tuple[str, str] | None:
+        """(kind, user) of a request topic, or None when the topic is not one."""
+        head, _, user = topic.rpartition("/")
+        kind = head.removeprefix(self.base + "/")
+        if kind not in REQUEST_KINDS or head != f"{self.base}/{kind}" or not user:
+            return None
+        return kind, user
+
+    def reply_prefix(self, user: str) -> str:
+        """The only place replies to `user` go: its own reply tree, which only it may read."""
+        return f"{self.replies}{user}/"
+
+    def default_reply(self, kind: str, user: str) -> str:
+        return f"{self.reply_prefix(user)}tables/{self.table_id}/{kind}"
 
     def inbound(self) -> list[tuple[str, int]]:
         """The request topics the controller subscribes to (QoS 1)."""
-        return [(self.bets, 1), (self.recall, 1), (self.console, 1)]
+        return [(f"{self.base}/{kind}/+", 1) for kind in REQUEST_KINDS]
 
 
 class _Out(Struct, tag_field="type", omit_defaults=False):
@@ -66,6 +91,7 @@ class TableState(_Out, tag="state"):
     open_bets: int = 0
     devices: dict[str, str] = {}
     limits: dict[str, int] = {}
+    broker: dict[str, Any] = {}  # {"reachable": bool, "since": utc, "cause": why not} (docs/mqtt.md)
 
 
 class Evidence(Struct):
@@ -144,6 +170,7 @@ class BetResponse(_Out, tag="bet_response"):
     message: str = ""
     round: int = 0
     round_id: str = ""
+    repeated: bool = False  # the ticket was answered before: this is that answer again
 
 
 class ConsoleResponse(_Out, tag="console_response"):
@@ -164,6 +191,8 @@ class RecalledRound(Struct):
 
 class RecallResponse(_Out, tag="recall_response"):
     rounds: list[RecalledRound] = []
+    reason: str | None = None  # why nothing was recalled (bad_request, not_authorised, rate_limited, ...)
+    message: str = ""
 
 
 # --- the journal anchor and "messages since seq" (docs/mqtt.md; the ledger, docs/ledger.md) ---------------
@@ -256,7 +285,7 @@ ConsoleAction = Literal["open_betting", "no_more_bets", "confirm", "void", "new_
 
 class ConsoleRequest(Struct, tag_field="type", tag="console", forbid_unknown_fields=True):
     action: ConsoleAction
-    who: Text | None = None
+    who: Text | None = None  # a display name only: who acted is the broker user the request came from
     why: Annotated[str, Meta(max_length=500)] | None = None
     result: ManualResult | None = None
     schema: Literal[1] = 1

@@ -7,17 +7,32 @@
     link.stop()                   # publishes the offline availability, disconnects
 
 What the callbacks do (they run on paho's network thread and never block nor take our locks):
-- on_connect: renew every subscription and republish the retained "online" availability (so a
-  stale Last Will "offline" is replaced after a broker restart); hand `Connected` to the sinks.
+- on_connect: renew every subscription (MQTT 5 Retain Handling 2: a request someone published retained
+  is never replayed at a subscription: a retained "no more bets" would close betting at every
+  reconnect) and republish the retained "online" availability (so a
+  stale Last Will "offline" is replaced after a broker restart); note the broker's Maximum Packet
+  Size (the outbox never hands it a larger message); hand `Connected` to the sinks. A refused
+  connection (not authorised, bad password) is a `ConnectFailed` with its cause.
+- on_connect_fail: the TCP/TLS connection failed; the exception paho is handling names the cause
+  (refused, TLS verification, DNS, timeout): hand `ConnectFailed(cause)` to the sinks.
 - on_disconnect: hand `Disconnected` to the sinks (paho reconnects by itself, with backoff).
 - on_publish: hand `Acked(mid, reason)` to the delivery sink (the outbox marks the row sent).
 - on_message: hand `Inbound(topic, payload, response_topic, correlation_data)` to `on_message`.
+
+Every failure is logged with its cause by `BrokerWatch` (mqtt/broker_watch.py): the first time and
+whenever the cause changes at ERROR, repeats at DEBUG, the recovery at INFO.
+
+The link does not ask the broker for an MQTT 5 Maximum Packet Size: Mosquitto 2.0.11 drops the
+larger messages but keeps them in the client's in-flight window, and after 20 of them the client
+receives nothing more. Requests' size is checked by the request gate before decoding instead.
 """
 
 from __future__ import annotations
 
 import logging
+import socket
 import ssl
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, NamedTuple
@@ -26,10 +41,19 @@ from urllib.parse import urlsplit
 import paho.mqtt.client as mqtt
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
+from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from ..errors import ConfigError
+from .broker_watch import BrokerWatch, connack_cause, failure_cause
 
 log = logging.getLogger(__name__)
+# paho's own messages (errors in callbacks, protocol errors) go here; its DEBUG lines trace every
+# packet, requesters' correlation data included, and are kept out of even a DEBUG log.
+PAHO_LOG = logging.getLogger(f"{__name__}.paho")
+PAHO_LOG.setLevel(logging.INFO)
+# paho 2.2 also logs "Client is not connected" at ERROR when its thread is stopped before it ever
+# connected: that is not a failure (BrokerWatch logs the real ones, with their cause).
+PAHO_LOG.addFilter(lambda record: not record.getMessage().startswith("Client is not connected"))
 
 DEFAULT_PORTS = {"mqtt": 1883, "mqtts": 8883}
 
@@ -40,6 +64,12 @@ class Connected(NamedTuple):
 
 class Disconnected(NamedTuple):
     reason: str
+
+
+class ConnectFailed(NamedTuple):
+    """A connection attempt failed: `cause` says why in words (refused, TLS, DNS, timeout, not authorised)."""
+
+    cause: str
 
 
 class Acked(NamedTuple):
@@ -129,21 +159,28 @@ class MqttLink:
     will: Will
     subscriptions: list[tuple[str, int]] = field(default_factory=list)
     on_message: Callable[[Inbound], Any] | None = None
-    on_delivery: Callable[[Any], Any] | None = None  # gets Connected, Disconnected and Acked
-    on_status: Callable[[Any], Any] | None = None  # gets Connected and Disconnected
+    on_delivery: Callable[[Any], Any] | None = None  # gets Connected, Disconnected, ConnectFailed and Acked
+    on_status: Callable[[Any], Any] | None = None  # gets Connected, Disconnected and ConnectFailed
     manual_ack: bool = False  # acknowledge QoS 1 messages only when `ack` is called (after they are stored)
 
     def __post_init__(self) -> None:
         self.endpoint = Endpoint.from_url(self.settings.url)
+        for name in ("tls_ca", "tls_cert", "tls_key"):
+            value = getattr(self.settings, name)
+            if value and not Path(value).is_file():
+                raise ConfigError(f"mqtt.{name}: {value} is not a readable file")
+        self.watch = BrokerWatch(self.settings.url)
+        self.broker_max_packet: int | None = None  # from CONNACK: the broker refuses larger packets
+        self.client = self._make_client()
+        self.connected = False
+
+    def _make_client(self) -> mqtt.Client:
         client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=self.settings.client_id,
                              protocol=mqtt.MQTTv5)
+        client.enable_logger(PAHO_LOG)
         if self.settings.username:
             client.username_pw_set(self.settings.username, self.settings.password)
         if self.endpoint.tls or self.settings.tls_ca:
-            for name in ("tls_ca", "tls_cert", "tls_key"):
-                value = getattr(self.settings, name)
-                if value and not Path(value).is_file():
-                    raise ConfigError(f"mqtt.{name}: {value} is not a readable file")
             client.tls_set(ca_certs=self.settings.tls_ca, certfile=self.settings.tls_cert,
                            keyfile=self.settings.tls_key, cert_reqs=ssl.CERT_REQUIRED)
         client.will_set(self.will.topic, self.will.offline, qos=1, retain=True,
@@ -153,11 +190,11 @@ class MqttLink:
         client.max_inflight_messages_set(100)  # paho's default 20 throttles 1,000 bet answers a round
         client.manual_ack_set(self.manual_ack)
         client.on_connect = self._on_connect
+        client.on_connect_fail = self._on_connect_fail
         client.on_disconnect = self._on_disconnect
         client.on_publish = self._on_publish
         client.on_message = self._on_message
-        self.client = client
-        self.connected = False
+        return client
 
     # --- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -179,8 +216,22 @@ class MqttLink:
                 info.wait_for_publish(timeout_s)
             except (RuntimeError, ValueError):
                 log.warning("offline availability not acknowledged before disconnecting")
-        self.client.disconnect()
-        self.client.loop_stop()
+        self._close()
+
+    def _close(self) -> None:
+        if self.connected:
+            self.client.disconnect()
+        self.client.loop_stop()  # also ends paho's reconnect attempts
+        self.connected = False
+
+    def restart(self) -> None:
+        """Drop paho's in-memory state (its unacknowledged messages, which it would re-send first on
+        every reconnect) and connect afresh; the outbox hands everything unacknowledged again."""
+        log.warning("restarting the MQTT client for %s: its unacknowledged messages are dropped and re-sent "
+                    "from the journal", self.endpoint.host)
+        self._close()
+        self.client = self._make_client()
+        self.start()
 
     # --- publishing --------------------------------------------------------------------------
     def publish(self, topic: str, payload: bytes, qos: int = 1, retain: bool = False,
@@ -197,20 +248,36 @@ class MqttLink:
     # --- callbacks (paho's thread: enqueue only) ----------------------------------------------
     def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
         if reason_code.is_failure:
-            log.error("broker %s:%s refused the connection: %s", self.endpoint.host, self.endpoint.port, reason_code)
+            self._failed(connack_cause(reason_code))
             return
         self.connected = True
-        for topic, qos in self.subscriptions:
-            client.subscribe(topic, qos=qos)
+        sock = client.socket()
+        if sock is not None:  # results are small messages: no Nagle delay (~40 ms with delayed ACKs)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.broker_max_packet = getattr(properties, "MaximumPacketSize", None) if properties else None
+        self.watch.connected()
+        for topic, qos in self.subscriptions:  # requests only: a retained one must never be replayed to us
+            options = SubscribeOptions(qos=qos, retainHandling=SubscribeOptions.RETAIN_DO_NOT_SEND)
+            client.subscribe(topic, options=options)
         client.publish(self.will.topic, self.will.online, qos=1, retain=True, properties=message_properties())
-        event = Connected(bool(flags.session_present))
-        for sink in (self.on_delivery, self.on_status):
-            if sink:
-                sink(event)
+        self._tell(Connected(bool(flags.session_present)))
+
+    def _on_connect_fail(self, client, userdata) -> None:
+        # paho calls this inside its `except OSError:` block: the exception being handled is the cause
+        self._failed(failure_cause(sys.exc_info()[1], self.endpoint.host))
+
+    def _failed(self, cause: str) -> None:
+        self.connected = False
+        self.watch.failed(cause)
+        self._tell(ConnectFailed(cause))
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties) -> None:
-        self.connected = False
-        event = Disconnected(str(reason_code))
+        was_connected, self.connected = self.connected, False
+        if was_connected:
+            self.watch.lost(reason_code)
+        self._tell(Disconnected(str(reason_code)))
+
+    def _tell(self, event: Any) -> None:
         for sink in (self.on_delivery, self.on_status):
             if sink:
                 sink(event)

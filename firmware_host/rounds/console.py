@@ -2,7 +2,9 @@
 what / why, published on `events`, then carried out by the engine.
 
 Actions (docs/mqtt.md, console): open_betting, no_more_bets, confirm, void (needs why),
-new_shooter, new_shoe, close_table, override (supervisor key on; who, why and a result).
+new_shooter, new_shoe, close_table, override (supervisor key on; a supervisor's why and a result).
+`who` is the console device or the broker user the request came from; a request's own `who` is
+kept as `display_name` beside it, never in its place.
 """
 
 from __future__ import annotations
@@ -19,10 +21,15 @@ IN_PLAY = (Phase.NO_MORE_BETS, Phase.THROWING, Phase.SPINNING, Phase.DEALING, Ph
            Phase.CONFIRMING, Phase.HELD)
 
 
+def identity(command: ConsoleCommand) -> dict:
+    """Who acted, as journalled: the authenticated `who`, and the display name a request gave, if any."""
+    return {"who": command.who, **({"display_name": command.display_name} if command.display_name else {})}
+
+
 def refuse_console(engine, command: ConsoleCommand, reason: str, message: str) -> None:
     log.warning("console %s by %s refused: %s", command.action, command.who or command.source, message)
     with engine.journal.transaction() as txn:
-        txn.record("console_action", {"action": command.action, "who": command.who, "why": command.why,
+        txn.record("console_action", {"action": command.action, **identity(command), "why": command.why,
                                       "source": command.source, "accepted": False, "reason": reason,
                                       "message": message}, round=engine.round or None)
         if command.reply:
@@ -57,7 +64,7 @@ def check(engine, command: ConsoleCommand) -> tuple[str, str] | None:
         if not engine.supervisor_key:
             return "not_allowed_now", "a result override needs the supervisor key switch turned on"
         if not command.who or not command.why or not command.result:
-            return "malformed", "an override needs who, why and the result"
+            return "malformed", "an override needs a supervisor, why and the result"
         if phase not in IN_PLAY or not family.override_allowed():
             return "not_allowed_now", f"no result to enter or correct now (phase {phase.value})"
     return None
@@ -79,12 +86,13 @@ def handle_console(engine, command: ConsoleCommand) -> None:
              command.who or command.source, command.why or "")
     with engine.journal.transaction() as txn:
         txn.record("supervisor_override" if supervisor else "console_action",
-                   {"action": command.action, "who": command.who, "why": command.why, "source": command.source,
+                   {"action": command.action, **identity(command), "why": command.why, "source": command.source,
                     "result": command.result, "accepted": True, "phase": engine.phase.value,
                     "attempt": engine.attempt}, round=engine.round or None)
+        display = {"display_name": command.display_name} if command.display_name else {}
         engine.event("supervisor_override" if supervisor else "dealer_action",
                      {"action": command.action, "source": command.source, "phase": engine.phase.value,
-                      **({"result": command.result} if command.result else {})},
+                      **({"result": command.result} if command.result else {}), **display},
                      who=command.who, why=command.why, txn=txn)
         if command.reply:
             respond(txn, command.reply, ConsoleResponse(table=engine.settings.table_id, seq=0, utc=txn.utc,

@@ -1,7 +1,10 @@
 """The round engine: the one owner of a table's rounds, bets and game state.
 
 One thread runs `RoundEngine.run`; paho callbacks, device readers, GPIO callbacks and simulators
-only put events (rounds/inputs.py, mqtt.link.Inbound) on `engine.inbox`. Every decision is
+only put events (rounds/inputs.py) on `engine.inbox`, and the request gate (gate.py) puts MQTT
+requests there. The inbox (inbox.py) serves events first — the dealer's "no more bets" and the
+betting timer never wait behind bets — then at most `REQUESTS_PER_TURN` requests, one requester at
+a time in turn; the timers are checked between the two. Every decision is
 journalled before it is acted on, in the same transaction as the messages that announce it, so a
 crash at any instant leaves the journal saying exactly how far the round got (rounds/recovery.py).
 
@@ -15,7 +18,6 @@ the engine journals (`board`, boards/keeper.py), in the same transaction.
 from __future__ import annotations
 
 import logging
-import queue
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -24,11 +26,17 @@ import msgspec
 
 from ..journal import Journal, Transaction
 from ..mqtt.contract import EventPayload, TableState, Topics
-from ..mqtt.link import Connected, Disconnected, Inbound
+from ..mqtt.broker_watch import utc_now
+from ..mqtt.link import ConnectFailed, Connected, Disconnected
+from ..service_config import AccessSection
+from .inbox import Inbox
 from .inputs import ConsoleCommand, DeviceHealthChanged, DeviceNotice, Evidence, Phase, Stop, SupervisorKey
 from .payloads import result_payload, round_id, settlement_payload
+from .tickets import KINDS as TICKET_RECORDS, TicketRegistry
 
 log = logging.getLogger(__name__)
+
+REQUESTS_PER_TURN = 100  # requests handled (one journal commit for a run of bets) between timer checks
 
 
 @dataclass(frozen=True)
@@ -45,6 +53,7 @@ class EngineSettings:
     reading_timeout_s: float = 30.0
     recovery: str = "resume"
     max_attempts: int = 10
+    access: AccessSection = AccessSection()  # who may bet for whom, act on the console, recall
 
 
 @dataclass
@@ -99,7 +108,7 @@ class RoundEngine:
         self.clock = clock or journal.clock
         self.checkpoint = checkpoint
         self.on_round = on_round
-        self.inbox: queue.Queue = queue.Queue()
+        self.inbox = Inbox(per_user=settings.access.request_burst)
         self.phase = Phase.CLOSED
         self.round = 0
         self.attempt = 1
@@ -107,12 +116,12 @@ class RoundEngine:
         self.deadline: float | None = None  # monotonic: betting closes / a reading is overdue
         self.health: dict[str, str] = {}
         self.supervisor_key = False
-        self.broker_connected = False
+        self.broker: dict[str, Any] = {"reachable": False, "since": utc_now(), "cause": "not connected yet"}
         self.rounds_finished = 0
         self.table_open = True  # close_table: no next round until open_betting
         self.round_limit: int | None = None  # `run(rounds=N)`: no round opens after the Nth has finished
         self.round_open = False
-        self.tickets: dict[str, bytes] = {}  # ticket -> the accepted request, for idempotent re-sends
+        self.registry = TicketRegistry()  # every ticket's first answer, for the journal's life (tickets.py)
         self.evidence: Any = None  # an EvidenceStore, for families that write their own evidence (card logs)
         self.board = board  # a boards.keeper.BoardKeeper (None: the game has no result board)
         self.family = family_factory(self)
@@ -126,22 +135,22 @@ class RoundEngine:
         self.round_limit = None if rounds is None else self.rounds_finished + rounds
         while not stop.is_set() and self.wants_more_rounds():
             wait = 0.5 if self.deadline is None else max(0.0, min(0.5, self.deadline - self.clock.monotonic()))
-            batch = []
-            try:
-                batch.append(self.inbox.get(timeout=wait))
-                while len(batch) < 5000:
-                    batch.append(self.inbox.get_nowait())
-            except queue.Empty:
-                pass
-            if any(isinstance(item, Stop) for item in batch):
+            events, requests = self.inbox.take(wait, REQUESTS_PER_TURN)
+            if any(isinstance(item, Stop) for item in events):
                 stop.set()
-            handle_batch(self, [item for item in batch if not isinstance(item, Stop)])
+            handle_batch(self, [item for item in events if not isinstance(item, Stop)])
+            self._timers()
+            handle_batch(self, requests)
             self._timers()
             if heartbeat:
                 heartbeat()
 
+    def rebuild_registry(self) -> None:
+        """The ticket registry from the journal (at start: recovery.py)."""
+        self.registry.rebuild(self.journal.records(kinds=TICKET_RECORDS))
+
     def handle(self, item: Any) -> None:
-        """One non-request event (requests are batched by requests.handle_batch)."""
+        """One non-request event (requests are handled by requests.handle_batch)."""
         if isinstance(item, ConsoleCommand):
             from .console import handle_console
             handle_console(self, item)
@@ -153,14 +162,23 @@ class RoundEngine:
         elif isinstance(item, DeviceNotice):
             log.warning("device %s: %s: %s", item.device, item.kind, item.message)
             self.event("device", {"device": item.device, "notice": item.kind, "message": item.message, **item.detail})
-        elif isinstance(item, Connected):
-            self.broker_connected = True
-        elif isinstance(item, Disconnected):
-            self.broker_connected = False
-        elif isinstance(item, Inbound):
-            log.warning("message on %s ignored: not a request topic", item.topic)
+        elif isinstance(item, (Connected, Disconnected, ConnectFailed)):
+            self._broker(item)
         else:
             self.family.handle(item)
+
+    def _broker(self, item: Connected | Disconnected | ConnectFailed) -> None:
+        """The broker's reachability, shown in `state` (published when it changes)."""
+        if isinstance(item, Connected):
+            view = {"reachable": True, "since": utc_now(), "cause": None}
+        else:
+            cause = item.cause if isinstance(item, ConnectFailed) else f"connection lost: {item.reason}"
+            view = {"reachable": False, "since": utc_now(), "cause": cause}
+        if (view["reachable"], view["cause"]) == (self.broker["reachable"], self.broker["cause"]):
+            return
+        self.broker = view
+        with self.journal.transaction() as txn:
+            self.publish_state(txn)
 
     def _timers(self) -> None:
         if self.deadline is None or self.clock.monotonic() < self.deadline:
@@ -189,7 +207,8 @@ class RoundEngine:
             currency=self.settings.currency, phase=self.phase.value, round=self.round,
             round_id=round_id(self.settings.table_id, self.round) if self.round else "", attempt=self.attempt,
             betting_open=self.phase is Phase.BETTING, last_coup=bool(view.pop("last_coup", False)), game_state=view,
-            open_bets=len(self.book), devices=dict(self.health), limits=self.settings.limits), retain=True)
+            open_bets=len(self.book), devices=dict(self.health), limits=self.settings.limits,
+            broker=dict(self.broker)), retain=True)
 
     def event(self, kind: str, detail: dict | None = None, *, who: str | None = None, why: str | None = None,
               txn: Transaction | None = None) -> None:
@@ -349,7 +368,6 @@ class RoundEngine:
     def _finished(self, *, void: bool, reason: str | None, fields: dict, outcomes: list) -> None:
         self.rounds_finished += 1
         self.round_open = False
-        self.tickets = {t: r for t, r in self.tickets.items() if self.book.has_ticket(t)}
         if self.on_round:
             self.on_round(RoundSummary(self.round, round_id(self.settings.table_id, self.round), void, reason, fields,
                                        len(outcomes), sum(o.paid for o in outcomes), sum(o.kept for o in outcomes),

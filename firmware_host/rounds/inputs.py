@@ -12,6 +12,8 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
+from ..mqtt.identity import Reply
+
 
 class Phase(enum.StrEnum):
     """The table's phase, published in `state` (docs/mqtt.md)."""
@@ -31,16 +33,10 @@ class Phase(enum.StrEnum):
 
 
 @dataclass(frozen=True)
-class Reply:
-    """Where to answer a request: the MQTT 5 response topic (or the default) and correlation data."""
-
-    topic: str
-    correlation: bytes | None
-
-
-@dataclass(frozen=True)
 class ConsoleCommand:
-    """A dealer or supervisor action (GPIO console, the pit terminal over MQTT, or the simulator)."""
+    """A dealer or supervisor action (GPIO console, the pit terminal over MQTT, or the simulator).
+    `who`: the console device, or the broker user of an MQTT request; `display_name`: what that
+    request called itself (recorded beside `who`, never instead of it)."""
 
     action: str
     who: str | None = None
@@ -48,6 +44,7 @@ class ConsoleCommand:
     result: dict[str, Any] | None = None  # override: {"faces": [...]} / {"number": n} / {"cards": {...}}
     source: str = "console"
     reply: Reply | None = None
+    display_name: str | None = None
 
 
 @dataclass(frozen=True)

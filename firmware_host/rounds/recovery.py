@@ -69,7 +69,7 @@ def start(engine: RoundEngine) -> str:
             state = data["game_state"]
     book.restore(state, stays, placed)
     engine.family.restore_state(state)
-    engine.tickets = {b.ticket: b"" for b in placed}
+    engine.rebuild_registry()  # every ticket's first answer, whatever round it was in
     engine.table_open = not table_closed
     if last_open is None:
         return _fresh(engine)

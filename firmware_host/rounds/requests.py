@@ -1,40 +1,38 @@
-"""Requests over MQTT (bets, withdrawals, recall, console), answered on the MQTT 5 response topic.
+"""Requests over MQTT (bets, withdrawals, recall, console), handled on the engine's thread and answered
+in the requester's reply tree.
 
-Consecutive bet requests in the engine's inbox are handled in one journal transaction (one fsync
-for the batch): each accepted bet is journalled and its response queued in the outbox in the same
-commit, so a bet is never answered "accepted" without being on record, and a record is never left
-unanswered. A re-sent request (same ticket, same content) is answered "accepted" again.
+The gate (gate.py) has already decided who sent a request (the broker user in its topic), where its
+answer goes, and that its size and rate are within `[access]`. Here: a bet is accepted only for an
+owner the terminal may bet for; a ticket's first answer is final (tickets.py), so a re-sent request
+is never a second bet nor a contradiction. Consecutive bet requests are handled in one journal
+transaction (one fsync for the batch): each answer — accepted or refused — is journalled with its
+response queued in the outbox in the same commit, so a bet is never answered "accepted" without
+being on record, and a record is never left unanswered. Recall-topic requests are routed by their
+`type` (`RECALL_HANDLERS`).
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Callable
 
 import msgspec
 
 from ..journal import MessageProperties, Transaction
-from ..mqtt.contract import (BadRequest, BetRequest, BetResponse, ConsoleRequest, RecallRequest, WithdrawRequest,
-                             decode_request)
-from ..mqtt.link import Inbound
+from ..mqtt.contract import (BadRequest, BetRequest, BetResponse, ConsoleRequest, ConsoleResponse, RecallRequest,
+                             RecallResponse, WithdrawRequest, decode_request)
+from ..mqtt.identity import Reply
 from ..rules.errors import BetRefused, RefusalReason
 from .books import bet_view
-from .inputs import ConsoleCommand, Phase, Reply
+from .gate import TableRequest
+from .inputs import ConsoleCommand, Phase
 from .payloads import round_id
+from .tickets import Answer, request_digest
 
 log = logging.getLogger(__name__)
 
 BET_REQUESTS = BetRequest | WithdrawRequest
-
-
-def reply_for(engine, message: Inbound, default: str) -> Reply:
-    """Where to answer: the request's response topic, unless it points into a table's own topics
-    (a terminal may not make the controller write there) or is not a plain topic."""
-    topic = message.response_topic
-    tables = f"{engine.topics.base.rsplit('/', 1)[0]}/"
-    if not topic or "+" in topic or "#" in topic or (topic.startswith(tables) and topic != default):
-        topic = default
-    return Reply(topic, message.correlation_data)
+NOT_AUTHORISED = "not_authorised"
 
 
 def respond(txn: Transaction, reply: Reply, payload: Any) -> None:
@@ -42,100 +40,186 @@ def respond(txn: Transaction, reply: Reply, payload: Any) -> None:
 
 
 def handle_batch(engine, items: list) -> None:
-    """Handle inbox items in order; runs of bet requests share one transaction."""
-    run: list[Inbound] = []
+    """Handle inbox items in order; runs of admitted bet requests share one transaction."""
+    run: list[TableRequest] = []
     for item in items:
-        if isinstance(item, Inbound) and item.topic == engine.topics.bets:
+        if isinstance(item, TableRequest) and item.kind == "bets" and item.refusal is None:
             run.append(item)
             continue
         if run:
             handle_bets(engine, run)
             run = []
-        if isinstance(item, Inbound) and item.topic == engine.topics.recall:
-            handle_recall(engine, item)
-        elif isinstance(item, Inbound) and item.topic == engine.topics.console:
-            handle_console_request(engine, item)
+        if isinstance(item, TableRequest):
+            handle_request(engine, item)
         else:
             engine.handle(item)
     if run:
         handle_bets(engine, run)
 
 
-def handle_bets(engine, messages: list[Inbound]) -> None:
+def handle_request(engine, request: TableRequest) -> None:
+    if request.refusal is not None:
+        refuse(engine, request, request.refusal.reason, request.refusal.message)
+    elif request.kind == "console":
+        handle_console_request(engine, request)
+    elif request.kind == "recall":
+        handle_recall_topic(engine, request)
+    else:
+        handle_bets(engine, [request])
+
+
+def refuse(engine, request: TableRequest, reason: str, message: str) -> None:
+    """Answer a request that was not handled (refused by the gate, or undecodable), in its kind's type."""
+    with engine.journal.transaction() as txn:
+        respond(txn, request.reply, refusal_payload(engine, txn, request.kind, reason, message))
+
+
+def refusal_payload(engine, txn: Transaction, kind: str, reason: str, message: str) -> Any:
+    table = engine.settings.table_id
+    if kind == "bets":
+        return bet_response(engine, txn, "", Answer(False, reason, message, engine.round))
+    if kind == "console":
+        return ConsoleResponse(table=table, seq=0, utc=txn.utc, accepted=False, reason=reason, message=message)
+    return RecallResponse(table=table, seq=0, utc=txn.utc, reason=reason, message=message)
+
+
+# --- bets and withdrawals --------------------------------------------------------------------------
+def handle_bets(engine, requests: list[TableRequest]) -> None:
     accepted = 0
     with engine.journal.transaction() as txn:
-        for message in messages:
-            reply = reply_for(engine, message, engine.topics.bets_response)
+        for request in requests:
             try:
-                request = decode_request(message.payload, BET_REQUESTS)
+                decoded = decode_request(request.message.payload, BET_REQUESTS)
             except BadRequest as exc:
-                respond(txn, reply, _response(engine, txn, "", False, "bad_request", f"not a bet request: {exc}"))
+                respond(txn, request.reply, bet_response(engine, txn, "", Answer(
+                    False, "bad_request", f"not a bet request: {exc}", engine.round)))
                 continue
-            ok, reason, text = place(engine, txn, request, message.payload)
-            accepted += ok
-            respond(txn, reply, _response(engine, txn, request.ticket, ok, reason, text))
+            answer = place(engine, txn, decoded, request.user)
+            accepted += answer.accepted and not answer.repeated
+            respond(txn, request.reply, bet_response(engine, txn, decoded.ticket, answer))
     if accepted:
         engine.checkpoint("betting", engine.round)
 
 
-def place(engine, txn: Transaction, request: Any, raw: bytes) -> tuple[bool, str | None, str]:
-    """Validate one bet or withdrawal against the phase and the rules core; journal it if accepted."""
-    canonical = msgspec.json.encode(request)
-    if isinstance(request, BetRequest) and engine.tickets.get(request.ticket) == canonical:
-        return True, None, "already accepted (repeated request)"
+def place(engine, txn: Transaction, request: Any, user: str) -> Answer:
+    """Validate one bet or withdrawal from broker user `user` against its rights, the ticket registry,
+    the phase and the rules core; journal its answer (refusals of a new ticket too)."""
+    access, registry = engine.settings.access, engine.registry
+    digest = request_digest(user, msgspec.json.encode(request))
+    if not access.may_bet_for(user, request.owner):
+        return Answer(False, NOT_AUTHORISED, f"{user} may not bet for {request.owner!r}", engine.round)
+    if isinstance(request, WithdrawRequest):
+        return withdraw(engine, txn, request, user, digest)
+    earlier = registry.bet_answer(request.ticket, digest)
+    if earlier is not None:
+        return earlier
+    answer = judge_bet(engine, txn, request, user, digest)
+    registry.answered_bet(request.ticket, digest, engine.round, answer.reason)
+    return answer
+
+
+def judge_bet(engine, txn: Transaction, request: BetRequest, user: str, digest: bytes) -> Answer:
+    who = {"user": user, "request": digest.hex()}
     if engine.phase is not Phase.BETTING:
-        return False, RefusalReason.BETTING_CLOSED.value, (
-            f"bets are accepted only while betting is open (phase {engine.phase.value})")
-    book = engine.book
-    try:
-        if isinstance(request, BetRequest):
+        answer = Answer(False, RefusalReason.BETTING_CLOSED.value,
+                        f"bets are accepted only while betting is open (phase {engine.phase.value})", engine.round)
+    else:
+        book = engine.book
+        try:
             bet = book.make_bet(request.ticket, request.owner, request.bet, request.stake, request.number,
                                 request.numbers)
             book.place(bet)
-            txn.record("bet_accepted", bet_view(bet), round=engine.round)
-            engine.tickets[request.ticket] = canonical
-            return True, None, f"{request.bet} {request.stake} accepted"
-        owner = next((b.owner for b in book.bets() if b.ticket == request.ticket), None)
-        if owner is not None and owner != request.owner:
-            return False, RefusalReason.MALFORMED.value, f"ticket {request.ticket} is not {request.owner}'s bet"
-        outcome = book.withdraw(request.ticket)
-        txn.record("bet_withdrawn", {"ticket": request.ticket, "owner": request.owner,
-                                     "returned": outcome.returned}, round=engine.round)
-        engine.tickets.pop(request.ticket, None)
-        return True, None, f"withdrawn, {outcome.returned} returned"
-    except BetRefused as exc:
-        return False, exc.reason.value, exc.message
+        except BetRefused as exc:
+            answer = Answer(False, exc.reason.value, exc.message, engine.round)
+        else:
+            txn.record("bet_accepted", {**bet_view(bet), **who}, round=engine.round)
+            return Answer(True, None, f"{request.bet} {request.stake} accepted", engine.round)
+    txn.record("bet_refused", {"ticket": request.ticket, "owner": request.owner, **who, "reason": answer.reason,
+                               "message": answer.message}, round=engine.round)
+    return answer
 
 
-def _response(engine, txn: Transaction, ticket: str, accepted: bool, reason: str | None, message: str) -> BetResponse:
-    return BetResponse(table=engine.settings.table_id, seq=0, utc=txn.utc, ticket=ticket, accepted=accepted,
-                       reason=reason, message=message, round=engine.round,
-                       round_id=round_id(engine.settings.table_id, engine.round) if engine.round else "")
-
-
-def handle_recall(engine, message: Inbound) -> None:
-    from ..recall import recall_rounds
-    from ..mqtt.contract import RecallResponse
-
-    reply = reply_for(engine, message, f"{engine.topics.recall}/response")
+def withdraw(engine, txn: Transaction, request: WithdrawRequest, user: str, digest: bytes) -> Answer:
+    earlier = engine.registry.withdrawal_answer(request.ticket, digest)
+    if earlier is not None:
+        return earlier
+    if engine.phase is not Phase.BETTING:
+        return Answer(False, RefusalReason.BETTING_CLOSED.value,
+                      f"bets are accepted only while betting is open (phase {engine.phase.value})", engine.round)
+    book = engine.book
+    owner = next((b.owner for b in book.bets() if b.ticket == request.ticket), None)
+    if owner is not None and owner != request.owner:
+        return Answer(False, NOT_AUTHORISED, f"ticket {request.ticket} is not {request.owner}'s bet", engine.round)
     try:
-        request = decode_request(message.payload, RecallRequest)
-        rounds = recall_rounds(engine.journal, request.last)
+        outcome = book.withdraw(request.ticket)
+    except BetRefused as exc:
+        return Answer(False, exc.reason.value, exc.message, engine.round)
+    txn.record("bet_withdrawn", {"ticket": request.ticket, "owner": request.owner, "returned": outcome.returned,
+                                 "user": user, "request": digest.hex()}, round=engine.round)
+    engine.registry.withdrawn(request.ticket, digest, engine.round)
+    return Answer(True, None, f"withdrawn, {outcome.returned} returned", engine.round)
+
+
+def bet_response(engine, txn: Transaction, ticket: str, answer: Answer) -> BetResponse:
+    table = engine.settings.table_id
+    return BetResponse(table=table, seq=0, utc=txn.utc, ticket=ticket, accepted=answer.accepted,
+                       reason=answer.reason, message=answer.message, round=answer.round,
+                       round_id=round_id(table, answer.round) if answer.round else "", repeated=answer.repeated)
+
+
+# --- recall topic: routed by `type` -----------------------------------------------------------------
+class _Typed(msgspec.Struct):
+    type: str = ""
+
+
+def handle_recall(engine, request: TableRequest) -> None:
+    """`recall`: the last rounds from the journal."""
+    from ..recall import recall_rounds
+
+    try:
+        decoded = decode_request(request.message.payload, RecallRequest)
     except BadRequest as exc:
-        log.warning("bad recall request: %s", exc)
-        rounds = []
+        refuse(engine, request, "bad_request", f"not a recall request: {exc}")
+        return
+    rounds = recall_rounds(engine.journal, decoded.last)
     with engine.journal.transaction() as txn:
-        respond(txn, reply, RecallResponse(table=engine.settings.table_id, seq=0, utc=txn.utc, rounds=rounds))
+        respond(txn, request.reply, RecallResponse(table=engine.settings.table_id, seq=0, utc=txn.utc, rounds=rounds))
 
 
-def handle_console_request(engine, message: Inbound) -> None:
+RECALL_HANDLERS: dict[str, Callable[[Any, TableRequest], None]] = {"recall": handle_recall}
+
+
+def handle_recall_topic(engine, request: TableRequest) -> None:
+    try:
+        kind = msgspec.json.decode(request.message.payload, type=_Typed).type
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        refuse(engine, request, "bad_request", f"not JSON with a type: {exc}")
+        return
+    handler = RECALL_HANDLERS.get(kind)
+    if handler is None:
+        refuse(engine, request, "bad_request", f"unknown request type {kind!r} on the recall topic "
+                                               f"(one of: {', '.join(sorted(RECALL_HANDLERS))})")
+        return
+    handler(engine, request)
+
+
+# --- console -----------------------------------------------------------------------------------------
+def handle_console_request(engine, request: TableRequest) -> None:
+    """A pit console's action: done as its broker user (the payload's `who` is only a display name)."""
     from .console import handle_console, refuse_console
 
-    reply = reply_for(engine, message, f"{engine.topics.console}/response")
     try:
-        request = decode_request(message.payload, ConsoleRequest)
+        decoded = decode_request(request.message.payload, ConsoleRequest)
     except BadRequest as exc:
-        refuse_console(engine, ConsoleCommand("unknown", source="mqtt", reply=reply), "bad_request", str(exc))
+        refuse_console(engine, ConsoleCommand("unknown", who=request.user, source="mqtt", reply=request.reply),
+                       "bad_request", str(exc))
         return
-    result = {k: v for k, v in msgspec.structs.asdict(request.result).items() if v is not None} if request.result else None
-    handle_console(engine, ConsoleCommand(request.action, request.who, request.why, result, "mqtt", reply))
+    result = ({k: v for k, v in msgspec.structs.asdict(decoded.result).items() if v is not None}
+              if decoded.result else None)
+    command = ConsoleCommand(decoded.action, request.user, decoded.why, result, "mqtt", request.reply,
+                             display_name=decoded.who)
+    if decoded.action == "override" and request.user not in engine.settings.access.supervisors:
+        refuse_console(engine, command, NOT_AUTHORISED, f"{request.user} is not a supervisor: only supervisors "
+                                                        "may override a result")
+        return
+    handle_console(engine, command)

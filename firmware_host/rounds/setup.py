@@ -20,7 +20,7 @@ def engine_settings(config: TableConfig, *, betting_seconds: float | None = None
                           currency=config.money.currency, limits=limits, dealer_confirms=table.dealer_confirms,
                           betting_seconds=table.betting_seconds if betting_seconds is None else betting_seconds,
                           reading_timeout_s=table.reading_timeout_s, recovery=table.recovery,
-                          max_attempts=table.max_attempts)
+                          max_attempts=table.max_attempts, access=config.access)
 
 
 def game_name(config: TableConfig) -> str:

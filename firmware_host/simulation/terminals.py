@@ -1,7 +1,10 @@
 """Simulated betting terminals: seeded players who bet over MQTT, as real terminals do.
 
-Each round they send `bets_per_round` bet requests (MQTT 5, response topic + correlation data) to
-`T/bets` and count the answers; the simulated dealer closes betting once every bet is answered.
+Each round they send `bets_per_round` bet requests (MQTT 5, response topic + correlation data) as
+the betting terminals of the config's `[access] terminals` — each on its own topic `T/bets/<user>`,
+for an owner it may bet for, with replies in its own tree `<prefix>/replies/<user>/sim-terminal` —
+and count the answers; the simulated dealer closes betting once every bet is answered. (They share
+one MQTT connection: the loopback broker of a simulation has no accounts.)
 A few bets are wrong on purpose (under the minimum, unknown bet, a bet not allowed now) and one
 arrives after "no more bets", so the refusals show in the run.
 """
@@ -53,17 +56,20 @@ def bet_maker(game: str, bet_ids: list[str], minimum: int, rng: random.Random) -
     return make
 
 
-class SimulatedTerminals:
-    """`count` terminals sharing one MQTT connection (each bet names its terminal as owner)."""
+REPLY_LEAF = "sim-terminal"
 
-    def __init__(self, url: str, topics: Topics, make_bet: Callable[[str, str], BetRequest], *, count: int,
-                 bets_per_round: int, seed: int = 1) -> None:
+
+class SimulatedTerminals:
+    """The terminals `terminals` (broker user -> owners it may bet for), sharing one MQTT connection."""
+
+    def __init__(self, url: str, topics: Topics, make_bet: Callable[[str, str], BetRequest], *,
+                 terminals: dict[str, list[str]], bets_per_round: int, seed: int = 1) -> None:
         self.topics = topics
         self.make_bet = make_bet
-        self.count = count
+        self.terminals = {user: list(owners) for user, owners in terminals.items() if owners}
+        self.users = sorted(self.terminals)
         self.bets_per_round = bets_per_round
         self.rng = random.Random(seed)
-        self.reply_topic = f"{topics.base.split('/tables/')[0]}/replies/sim-terminals-{uuid.uuid4().hex[:8]}/bets"
         self.answers: Counter = Counter()  # "accepted" or the refusal reason
         self._outstanding: set[bytes] = set()
         self._done: Callable[[], None] | None = None
@@ -81,7 +87,7 @@ class SimulatedTerminals:
         self.client.loop_start()
 
     def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
-        client.subscribe(self.reply_topic, qos=1)
+        client.subscribe(f"{self.topics.replies}+/{REPLY_LEAF}", qos=1)
         self._ready.set()
 
     def _on_message(self, client, userdata, message) -> None:
@@ -107,27 +113,30 @@ class SimulatedTerminals:
     def place_bets(self, round_no: int, done: Callable[[], None]) -> None:
         """Send this round's bets; `done()` once all are answered (at once if there are none)."""
         requests = []
-        for i in range(self.bets_per_round):
-            owner = f"term-{self.rng.randrange(self.count) + 1}"
-            requests.append(self.make_bet(f"r{round_no}-{i}-{uuid.uuid4().hex[:6]}", owner))
+        for i in range(self.bets_per_round if self.users else 0):
+            user = self.rng.choice(self.users)
+            owner = self.rng.choice(self.terminals[user])
+            requests.append((user, self.make_bet(f"r{round_no}-{i}-{uuid.uuid4().hex[:6]}", owner)))
         if not requests or not self._ready.is_set():
             done()
             return
         with self._lock:
-            self._outstanding = {r.ticket.encode() for r in requests}
+            self._outstanding = {r.ticket.encode() for _, r in requests}
             self._done = done
-        for request in requests:
-            self._send(request)
+        for user, request in requests:
+            self._send(user, request)
 
     def late_bet(self, round_no: int) -> None:
         """One bet after "no more bets": the table must refuse it (betting_closed)."""
-        self._send(self.make_bet(f"r{round_no}-late-{uuid.uuid4().hex[:6]}", "term-1"))
+        if self.users:
+            user = self.users[0]
+            self._send(user, self.make_bet(f"r{round_no}-late-{uuid.uuid4().hex[:6]}", self.terminals[user][0]))
 
-    def _send(self, request: BetRequest) -> None:
+    def _send(self, user: str, request: BetRequest) -> None:
         props = Properties(PacketTypes.PUBLISH)
-        props.ResponseTopic = self.reply_topic
+        props.ResponseTopic = f"{self.topics.reply_prefix(user)}{REPLY_LEAF}"
         props.CorrelationData = request.ticket.encode()
-        self.client.publish(self.topics.bets, msgspec.json.encode(request), qos=1, properties=props)
+        self.client.publish(self.topics.request("bets", user), msgspec.json.encode(request), qos=1, properties=props)
 
     def stop(self) -> None:
         self.client.disconnect()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from ..config import TableConfig
@@ -11,6 +12,8 @@ from ..mqtt.contract import Topics
 from ..rounds.setup import game_name
 from ..service_config import SimulationSection
 from .terminals import SimulatedTerminals, bet_maker
+
+log = logging.getLogger(__name__)
 
 
 def simulated_devices(config: TableConfig, source: str, sim: SimulationSection, evidence: EvidenceStore, url: str,
@@ -44,7 +47,10 @@ def simulated_devices(config: TableConfig, source: str, sim: SimulationSection, 
     else:
         raise ConfigError(f"{source}: no simulated table for {name}")
     terminals = None
-    if sim.bets_per_round:
+    allowed = dict(list(config.access.terminals.items())[: sim.terminals])
+    if sim.bets_per_round and not allowed:
+        log.warning("%s: [access] terminals names no betting terminal: the simulated terminals place no bets", source)
+    elif sim.bets_per_round:
         terminals = SimulatedTerminals(url, topics, bet_maker(name, bet_ids, config.limits.minimum, rng),
-                                       count=sim.terminals, bets_per_round=sim.bets_per_round, seed=sim.seed)
+                                       terminals=allowed, bets_per_round=sim.bets_per_round, seed=sim.seed)
     return make_table(terminals), terminals

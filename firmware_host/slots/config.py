@@ -3,6 +3,7 @@
     version = 1
     [service]   site, journal path, gaming-day zone and start, checkpoint interval
     [mqtt]      broker URL, topic prefix, client id
+    [access]    broker users of the floor system (polls) and supervisors (fault clears, transfers); limits
     [sas]       timing limits, retries, poll cycle, broadcast period, rollover window
     [payback]   regulatory minimum, alarm threshold, minimum games
     [paytables.<id>]  sigma: standard deviation of one game's return per unit bet
@@ -28,6 +29,7 @@ from drivers.sas.poller import PollStep
 
 from ..config import key_path_of
 from ..errors import ConfigError
+from ..service_config import RequestLimitsSection, UserName
 
 Identifier = Annotated[str, Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")]
 Percent = Annotated[str, Meta(pattern=r"^\d{1,3}(\.\d{1,6})?$", description='a percentage like "1.5"')]
@@ -54,6 +56,16 @@ class MqttSection(Struct, forbid_unknown_fields=True, frozen=True):
     username: str | None = None
     password_file: str | None = None  # a file holding the password (kept out of the config)
     reconnect_max_s: Annotated[float, Meta(ge=0.1, le=600)] = 30.0
+
+
+class SlotAccessSection(RequestLimitsSection, forbid_unknown_fields=True, frozen=True):
+    """Who may send floor requests, by broker user name (the user is the last level of the request topic)."""
+
+    floor: list[UserName] = []  # on-demand polls
+    supervisors: list[UserName] = []  # polls, meter-fault clears and pool transfers
+
+    def may_send(self, user: str) -> bool:
+        return user in self.floor or user in self.supervisors
 
 
 class SasSection(Struct, forbid_unknown_fields=True, frozen=True):
@@ -107,6 +119,7 @@ class SlotsConfig(Struct, forbid_unknown_fields=True, frozen=True):
     ports: list[PortSection]
     paytables: dict[str, PaytableSection]
     mqtt: MqttSection = MqttSection()
+    access: SlotAccessSection = SlotAccessSection()  # nobody may send requests by default
     sas: SasSection = SasSection()
     payback: PaybackSection = PaybackSection()
     pools: list[PoolSection] = []

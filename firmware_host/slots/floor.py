@@ -6,12 +6,14 @@
     <prefix>/slots/<machine>/availability          retained  online / offline (no SAS reply) / disabled
     <prefix>/slots/<machine>/payback               retained  day, month and lifetime return vs base % and minimum
     <prefix>/jackpots/<pool>                       retained  pool value, seed, hits
-    <prefix>/slots/<machine>/request   (in)  poll | clear_fault      -> <prefix>/slots/<machine>/response
-    <prefix>/jackpots/<pool>/request   (in)  transfer                -> <prefix>/jackpots/<pool>/response
+    <prefix>/slots/<machine>/request/<user>   (in)  poll | clear_fault  -> <prefix>/replies/<user>/slots/<machine>
+    <prefix>/jackpots/<pool>/request/<user>   (in)  transfer            -> <prefix>/replies/<user>/jackpots/<pool>
 
 Every outgoing payload carries `seq` (the slot journal's outbox sequence, filled in at publish time):
-consumers drop a `(site, seq)` they have seen. Responses echo the request's `id` and MQTT 5
-correlation data and go to the request's response topic when it has one.
+consumers drop a `(site, seq)` they have seen. `<user>` is the requester's broker user name (the
+broker's ACL lets only that user write there); who cleared a fault or moved a pool is that user.
+Responses echo the request's `id` and MQTT 5 correlation data and go to the request's response
+topic when it lies in the requester's reply tree `<prefix>/replies/<user>/`, else to the default.
 """
 
 from __future__ import annotations
@@ -36,16 +38,22 @@ class SlotTopics:
         return f"{self.prefix}/jackpots/{pool_id}"
 
     def inbound(self) -> list[tuple[str, int]]:
-        return [(f"{self.prefix}/slots/+/request", 1), (f"{self.prefix}/jackpots/+/request", 1)]
+        return [(f"{self.prefix}/slots/+/request/+", 1), (f"{self.prefix}/jackpots/+/request/+", 1)]
 
-    def parse_request_topic(self, topic: str) -> tuple[str, str] | None:
-        """("machine" | "pool", id) for a request topic, else None."""
+    def parse_request_topic(self, topic: str) -> tuple[str, str, str] | None:
+        """("machine" | "pool", id, broker user) for a request topic, else None."""
         parts = topic.split("/")
         base = self.prefix.split("/")
-        if len(parts) != len(base) + 3 or parts[:len(base)] != base or parts[-1] != "request":
+        if len(parts) != len(base) + 4 or parts[:len(base)] != base or parts[-2] != "request" or not parts[-1]:
             return None
         kind = {"slots": "machine", "jackpots": "pool"}.get(parts[len(base)])
-        return (kind, parts[len(base) + 1]) if kind else None
+        return (kind, parts[len(base) + 1], parts[-1]) if kind else None
+
+    def reply_prefix(self, user: str) -> str:
+        return f"{self.prefix}/replies/{user}/"
+
+    def default_reply(self, kind: str, ident: str, user: str) -> str:
+        return f"{self.reply_prefix(user)}{'slots' if kind == 'machine' else 'jackpots'}/{ident}"
 
 
 class _Out(Struct, tag_field="type", omit_defaults=False):
@@ -146,16 +154,16 @@ class PollRequest(Struct, tag_field="action", tag="poll", forbid_unknown_fields=
 
 
 class ClearFaultRequest(Struct, tag_field="action", tag="clear_fault", forbid_unknown_fields=True):
-    who: Text
     why: Why
+    who: Text | None = None  # a display name only: who cleared it is the request's broker user
     id: str | None = None
     schema: Literal[1] = 1
 
 
 class TransferRequest(Struct, tag_field="action", tag="transfer", forbid_unknown_fields=True):
     to: Text
-    who: Text
     why: Why
+    who: Text | None = None  # a display name only
     id: str | None = None
     schema: Literal[1] = 1
 

@@ -29,7 +29,7 @@ from drivers.sas.polls import progressive_multi, read_poll, shutdown, startup
 from drivers.sas.replies import Ack
 
 from ..journal import Journal, JournalError, MessageProperties, Transaction
-from ..mqtt.link import Inbound, MqttLink
+from ..mqtt.link import MqttLink
 from ..outbox import OutboxSender
 from .config import SlotsConfig, percent
 from .floor import JackpotPayload, MachineAvailability, SlotEvent, SlotTopics
@@ -68,7 +68,7 @@ class SlotService:
         self.wanted: dict[str, tuple[str, float | None]] = {}  # machine -> (disable|enable, next try; None = sent)
         self.requests = RequestHandler(self)
         self.outcomes = OutcomeHandler(self)
-        self.sender = OutboxSender(journal, mqtt) if mqtt else None
+        self.sender = OutboxSender(journal, mqtt, replies_prefix=f"{config.mqtt.prefix}/replies/") if mqtt else None
         self._records = 0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -80,7 +80,7 @@ class SlotService:
         self._announce_start()
         if self.mqtt:
             self.mqtt.on_delivery = self.sender.deliver
-            self.mqtt.on_message = self.inbox.put
+            self.mqtt.on_message = self.requests.admit
             self.mqtt.subscriptions = self.topics.inbound()
             self.mqtt.start()
             self.sender.start()
@@ -172,8 +172,8 @@ class SlotService:
     def _handle(self, item: Any) -> None:
         if isinstance(item, PollOutcome):
             self.outcomes.outcome(item)
-        elif isinstance(item, Inbound):
-            self.requests.inbound(item)
+        elif item[0] == "request":
+            self.requests.handle(item[1])
         elif item[0] == "chirp":
             self.outcomes.chirp(item[1], item[2])
         elif item[0] == "command_done":

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import getpass
 import os
-import re
 import shutil
 import subprocess
 import threading
@@ -15,24 +14,12 @@ import time
 import paho.mqtt.client as mqtt
 import pytest
 
+from tests.security.deployed_broker import deploy_files
 from tests.service.broker import MOSQUITTO, free_port, port_open
-
-from .page_fixtures import ROOT
 
 PASSWD = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
 USERS = {"table-craps-1": "pw-table", "table-bac-1": "pw-bac", "terminal-07": "pw-term", "backoffice": "pw-bo"}
 T = "tablehw/tables/craps-1"
-
-
-def deploy_files() -> dict[str, str]:
-    """The fenced blocks of docs/deploy.md that start with '# /etc/mosquitto/<file>'."""
-    text = (ROOT / "docs" / "deploy.md").read_text()
-    files = {}
-    for block in re.findall(r"```\n(.*?)```", text, re.S):
-        first = block.splitlines()[0]
-        if first.startswith("# /etc/mosquitto/"):
-            files[first[2:].strip()] = block
-    return files
 
 
 @pytest.fixture
@@ -114,27 +101,29 @@ def test_boards_read_controllers_write_terminals_bet(acl_broker):
     try:
         for c in clients:
             assert c.connected.wait(10), c.refused
-        controller.subscribe(f"{T}/bets", f"{T}/console")
+        controller.subscribe(f"{T}/bets/+", f"{T}/console/+")
         backoffice.subscribe("tablehw/tables/#")
         board.subscribe("tablehw/tables/+/board", "tablehw/tables/+/result", "tablehw/tables/+/availability",
-                        f"{T}/settlement", f"{T}/bets")
+                        f"{T}/settlement", f"{T}/bets/+")
         settle()
         # the controller writes its own topics; boards get board, result, availability only
         for kind in ("availability", "result", "board"):
             controller.publish(f"{T}/{kind}", b'{"from": "controller"}', retain=True)
         controller.publish(f"{T}/settlement", b'{"from": "controller"}')
-        # a terminal may bet; the controller gets it
-        terminal.publish(f"{T}/bets", b'{"from": "terminal"}')
+        # a terminal may bet, under its own name only; the controller gets it
+        terminal.publish(f"{T}/bets/terminal-07", b'{"from": "terminal"}')
+        terminal.publish(f"{T}/bets/terminal-08", b'{"from": "terminal"}')
         # nobody else may write the table's topics
         board.publish(f"{T}/result", b'{"from": "board"}')
         terminal.publish(f"{T}/result", b'{"from": "terminal"}')
-        terminal.publish(f"{T}/console", b'{"from": "terminal"}')
+        terminal.publish(f"{T}/console/pit-console-1", b'{"from": "terminal"}')
         other.publish(f"{T}/board", b'{"from": "another table"}')
         settle()
         assert board.topics() == {f"{T}/availability", f"{T}/result", f"{T}/board"}
         assert all(payload == b'{"from": "controller"}' for _, payload in board.got)
-        assert controller.got == [(f"{T}/bets", b'{"from": "terminal"}')]
-        from_others = [(t, p) for t, p in backoffice.got if b"controller" not in p and not t.endswith("/bets")]
+        assert controller.got == [(f"{T}/bets/terminal-07", b'{"from": "terminal"}')]
+        from_others = [(t, p) for t, p in backoffice.got
+                       if b"controller" not in p and not t.endswith("/bets/terminal-07")]
         assert from_others == [], "a client other than the controller wrote the table's topics"
         assert (f"{T}/settlement", b'{"from": "controller"}') in backoffice.got
     finally:

@@ -28,6 +28,7 @@ def slots_config(journal: str, port: str, machines: list[dict], pools: list[dict
         "version": 1,
         "service": {"site": "test-floor", "journal": journal, "checkpoint_every": 25},
         "mqtt": {"prefix": "casino", "url": mqtt_url, "reconnect_max_s": 1.0},
+        "access": {"floor": ["floor-system"], "supervisors": ["supervisor-17"]},
         "sas": {"response_timeout_ms": 150, "min_poll_interval_ms": 20, "broadcast_every_ms": 200, **sas},
         "payback": {"min_games": 100},
         "paytables": {"PT9200": {"sigma": 4.65}},
@@ -76,8 +77,9 @@ class ServiceRig:
     def state(self, machine_id: str = "slot-1"):
         return self.service.state.machines[machine_id]
 
-    def request(self, topic: str, payload: dict) -> None:
-        self.service.inbox.put(Inbound(f"casino/{topic}", json.dumps(payload).encode(), None, b"corr-1"))
+    def request(self, topic: str, payload: dict, user: str = "supervisor-17") -> None:
+        """A request from broker user `user` as paho hands it over (`topic` without the user level)."""
+        self.service.requests.admit(Inbound(f"casino/{topic}/{user}", json.dumps(payload).encode(), None, b"corr-1"))
 
     def records(self, kind: str) -> list[dict]:
         return [r.data() for r in self.service.journal.records(kind=kind)]

@@ -70,7 +70,8 @@ def test_floor_system_polls_on_demand_over_mqtt(tmp_path, broker):
     rig = _rig(tmp_path, broker, [EgmProfile(address=1, serial="SN-77")])
     try:
         assert wait_until(lambda: rig.service.mqtt.connected)
-        answer = request(broker.url, "casino/slots/slot-1/request", {"action": "poll", "poll": "0x54", "id": "a1"})
+        answer = request(broker.url, "casino/slots/slot-1/request/floor-system",
+                         {"action": "poll", "poll": "0x54", "id": "a1"})
         assert answer["accepted"] and answer["id"] == "a1"
         assert answer["reply"] == {"type": "version", "address": 1, "version": "602", "serial": "SN-77"}
         availability = Listener(broker.url, ["casino/slots/availability", "casino/slots/slot-1/availability"])

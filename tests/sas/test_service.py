@@ -92,17 +92,18 @@ def test_supervisor_clear_needs_who_and_why_and_re_enables(rig):
     machine.ram_clear(report=True)
     assert wait_until(lambda: rig.state().disabled and not machine.enabled)
     rig.request("slots/slot-1/request", {"action": "clear_fault", "who": "supervisor 17", "id": "r1"})
-    assert wait_until(lambda: rig.messages("slot-1/response"))
-    assert not rig.messages("slot-1/response")[-1]["accepted"]  # no reason given: refused
+    assert wait_until(lambda: rig.messages("replies/supervisor-17/slots/slot-1"))
+    assert not rig.messages("replies/supervisor-17/slots/slot-1")[-1]["accepted"]  # no reason given: refused
     assert rig.state().disabled
 
     rig.request("slots/slot-1/request", {"action": "clear_fault", "who": "supervisor 17", "id": "r2",
                                          "why": "RAM clear after board swap, meters re-read"})
     assert wait_until(lambda: not rig.state().disabled and machine.enabled)
     cleared = rig.records("slot_fault_cleared")[-1]
-    assert (cleared["who"], cleared["why"]) == ("supervisor 17", "RAM clear after board swap, meters re-read")
+    assert (cleared["who"], cleared["why"]) == ("supervisor-17", "RAM clear after board swap, meters re-read")
+    assert cleared["display_name"] == "supervisor 17"  # the payload's who: a display name beside the broker user
     assert cleared["utc"].endswith("Z")  # the when
-    response = rig.messages("slot-1/response")[-1]
+    response = rig.messages("replies/supervisor-17/slots/slot-1")[-1]
     assert response["accepted"] and response["id"] == "r2"
     assert wait_until(lambda: [e["event"] for e in rig.messages("slot-1/events")][-1] == "enabled")
     machine.play(30)  # accounted again from the new baseline
@@ -140,13 +141,13 @@ def test_exceptions_are_journalled_and_published_once_each(rig):
 
 def test_on_demand_poll_is_answered(rig):
     rig.request("slots/slot-2/request", {"action": "poll", "poll": "0x1F", "id": "q1"})
-    assert wait_until(lambda: rig.messages("slot-2/response"))
-    response = rig.messages("slot-2/response")[-1]
+    assert wait_until(lambda: rig.messages("replies/supervisor-17/slots/slot-2"))
+    response = rig.messages("replies/supervisor-17/slots/slot-2")[-1]
     assert response["accepted"] and response["reply"]["type"] == "machine_info"
     assert response["reply"]["base_pct"] == 92.0
     rig.request("slots/slot-2/request", {"action": "poll", "poll": "0x99"})
-    assert wait_until(lambda: len(rig.messages("slot-2/response")) == 2)
-    assert not rig.messages("slot-2/response")[-1]["accepted"]
+    assert wait_until(lambda: len(rig.messages("replies/supervisor-17/slots/slot-2")) == 2)
+    assert not rig.messages("replies/supervisor-17/slots/slot-2")[-1]["accepted"]
 
 
 def test_pools_fund_broadcast_award_and_reseed(tmp_path):
@@ -204,8 +205,9 @@ def test_unawardable_pool_moves_to_machines_of_same_model_and_bet(tmp_path):
         assert wait_until(lambda: state.pools.get("jp-1").cents == 10_000)
         rig.request("jackpots/jp-1/request", {"action": "transfer", "to": "jp-3", "who": "floor manager",
                                               "why": "slot-1 withdrawn from service"})
-        assert wait_until(lambda: rig.messages("jp-1/response"))
-        assert not rig.messages("jp-1/response")[-1]["accepted"]  # max bet 5 vs 10: not the same bet
+        assert wait_until(lambda: rig.messages("replies/supervisor-17/jackpots/jp-1"))
+        # max bet 5 vs 10: not the same bet
+        assert not rig.messages("replies/supervisor-17/jackpots/jp-1")[-1]["accepted"]
         rig.request("jackpots/jp-1/request", {"action": "transfer", "to": "jp-2", "who": "floor manager",
                                               "why": "slot-1 withdrawn from service"})
         assert wait_until(lambda: state.pools.get("jp-2").cents == 20_000)

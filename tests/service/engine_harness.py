@@ -10,9 +10,11 @@ import msgspec
 from firmware_host.config import load_config
 from firmware_host.journal import Journal
 from firmware_host.mqtt.contract import Topics
+from firmware_host.mqtt.identity import reply_to
 from firmware_host.mqtt.link import Inbound
 from firmware_host.rounds import recovery
 from firmware_host.rounds.engine import RoundEngine
+from firmware_host.rounds.gate import TableRequest
 from firmware_host.rounds.requests import handle_batch
 from firmware_host.rounds.setup import engine_settings, family_factory
 
@@ -50,14 +52,25 @@ def feed(engine: RoundEngine, *items) -> None:
     handle_batch(engine, list(items))
 
 
-def bet(engine: RoundEngine, ticket: str, bet_id: str, stake: int, response_topic: str = "t/replies", **more) -> Inbound:
-    body = {"schema": 1, "type": "bet", "ticket": ticket, "owner": "term-1", "bet": bet_id, "stake": stake, **more}
-    return Inbound(engine.topics.bets, json.dumps(body).encode(), response_topic, ticket.encode())
+def request(engine: RoundEngine, kind: str, user: str, body: dict | bytes, response_topic: str | None,
+            correlation: bytes) -> TableRequest:
+    """A request as the gate hands it to the engine: from broker user `user`, answered as the gate decides."""
+    topics = engine.topics
+    payload = body if isinstance(body, bytes) else json.dumps(body).encode()
+    message = Inbound(topics.request(kind, user), payload, response_topic, correlation)
+    return TableRequest(kind, user, message, reply_to(topics.reply_prefix(user), topics.default_reply(kind, user),
+                                                      response_topic, correlation))
 
 
-def console(engine: RoundEngine, action: str, **more) -> Inbound:
+def bet(engine: RoundEngine, ticket: str, bet_id: str, stake: int, response_topic: str = "tablehw/replies/term-1/t",
+        user: str = "term-1", owner: str = "term-1", **more) -> TableRequest:
+    body = {"schema": 1, "type": "bet", "ticket": ticket, "owner": owner, "bet": bet_id, "stake": stake, **more}
+    return request(engine, "bets", user, body, response_topic, ticket.encode())
+
+
+def console(engine: RoundEngine, action: str, user: str = "sup-1", **more) -> TableRequest:
     body = {"schema": 1, "type": "console", "action": action, **more}
-    return Inbound(engine.topics.console, json.dumps(body).encode(), "pit/replies", action.encode())
+    return request(engine, "console", user, body, f"tablehw/replies/{user}/pit", action.encode())
 
 
 def sent(engine: RoundEngine, suffix: str = "") -> list[tuple[str, dict]]:

@@ -82,10 +82,21 @@ class Listener:
         self.client.loop_stop()
 
 
-def request(url: str, topic: str, payload: dict, timeout_s: float = 10.0) -> dict:
-    """Send one MQTT 5 request with a response topic and correlation data; return the decoded response."""
+def reply_tree(topic: str) -> str:
+    """The requester's own reply tree for a request topic `<prefix>/tables/<t>/<kind>/<user>` or
+    `<prefix>/slots|jackpots/<id>/request/<user>`: `<prefix>/replies/<user>`."""
+    user = topic.rsplit("/", 1)[1]
+    for marker in ("/tables/", "/slots/", "/jackpots/"):
+        if marker in topic:
+            return f"{topic.split(marker)[0]}/replies/{user}"
+    raise ValueError(f"not a request topic: {topic}")
+
+
+def request(url: str, topic: str, payload: dict, timeout_s: float = 10.0, reply_topic: str | None = None) -> dict:
+    """Send one MQTT 5 request with a response topic (by default in the requester's own reply tree)
+    and correlation data; return the decoded response."""
     host, port = url.removeprefix("mqtt://").split(":")
-    reply_topic = f"test/replies/{uuid.uuid4().hex}"
+    reply_topic = reply_topic or f"{reply_tree(topic)}/test/{uuid.uuid4().hex}"
     correlation = uuid.uuid4().bytes
     got: list[bytes] = []
     ready, done = threading.Event(), threading.Event()

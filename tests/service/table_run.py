@@ -24,7 +24,9 @@ def toml_value(value) -> str:
     if isinstance(value, str):
         return json.dumps(value)
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{json.dumps(k)} = {toml_value(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
     raise TypeError(value)
 
 

@@ -54,7 +54,7 @@ def retained_board(url: str, table: str, timeout_s: float = 15) -> dict:
 
 
 def console(url: str, table: str, action: str, **fields) -> dict:
-    return request(url, f"tablehw/tables/{table}/console",
+    return request(url, f"tablehw/tables/{table}/console/pit-1",
                    {"schema": 1, "type": "console", "action": action, "who": "test-dealer", **fields})
 
 
@@ -207,7 +207,7 @@ def test_craps_board_starts_a_new_session_when_the_table_reopens(broker, tmp_pat
     finally:
         stop_table(process)
     opened = [b for _, _, b in journal_rows(storage, "event") if b["kind"] == "table_opened"]
-    assert len(opened) == 2 and opened[-1]["who"] == "test-dealer"
+    assert len(opened) == 2 and opened[-1]["who"] == "pit-1"  # the broker user, not the payload's who
     session = valid_results(storage, session_start(storage))
     process, before, _ = restart_and_compare(broker, tmp_path, listener, table, "craps", "again.toml")
     stop_table(process)

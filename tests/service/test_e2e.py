@@ -102,20 +102,21 @@ def test_bets_and_recall_over_mqtt_while_running(broker, tmp_path):
     try:
         watcher = Listener(broker.url, ["tablehw/tables/sim-craps/state"])
         assert watcher.wait_for(lambda m: any(x.json()["phase"] == "betting" for x in m), 30)
-        bets = "tablehw/tables/sim-craps/bets"
-        ok = request(broker.url, bets, {"schema": 1, "type": "bet", "ticket": "own-1", "owner": "t9", "bet": "field",
-                                        "stake": 5000})
+        bets = "tablehw/tables/sim-craps/bets/term-4"
+        ok = request(broker.url, bets, {"schema": 1, "type": "bet", "ticket": "own-1", "owner": "term-4-guest",
+                                        "bet": "field", "stake": 5000})
         assert ok["accepted"] is True and ok["ticket"] == "own-1"
-        again = request(broker.url, bets, {"schema": 1, "type": "bet", "ticket": "own-1", "owner": "t9",
+        again = request(broker.url, bets, {"schema": 1, "type": "bet", "ticket": "own-1", "owner": "term-4-guest",
                                            "bet": "field", "stake": 5000})
-        assert again["accepted"] is True  # idempotent re-send
-        low = request(broker.url, bets, {"schema": 1, "type": "bet", "ticket": "own-2", "owner": "t9", "bet": "field",
-                                         "stake": 100})
+        assert again["accepted"] is True and again["repeated"] is True  # idempotent re-send
+        low = request(broker.url, bets, {"schema": 1, "type": "bet", "ticket": "own-2", "owner": "term-4",
+                                         "bet": "field", "stake": 100})
         assert (low["accepted"], low["reason"]) == (False, "under_minimum")
         junk = request(broker.url, bets, {"type": "bet", "ticket": "x"})
         assert (junk["accepted"], junk["reason"]) == (False, "bad_request")
         assert watcher.wait_for(lambda m: any(x.json()["round"] >= 2 for x in m), 30)
-        recall = request(broker.url, "tablehw/tables/sim-craps/recall", {"schema": 1, "type": "recall", "last": 3})
+        recall = request(broker.url, "tablehw/tables/sim-craps/recall/backoffice",
+                         {"schema": 1, "type": "recall", "last": 3})
         assert recall["type"] == "recall_response" and recall["rounds"][0]["round"] >= 1
         first = [r for r in recall["rounds"] if r["round"] == 1][0]
         assert any(b["ticket"] == "own-1" for b in first["settlement"]["bets"])
