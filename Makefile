@@ -52,7 +52,7 @@ run: venv system-packages
 	  echo "started a loopback Mosquitto on port $(MQTT_PORT) for this run (pid $$started)"; \
 	fi; \
 	since=$$(date -u +%Y-%m-%dT%H:%M:%S); mkdir -p var; \
-	setsid $(TABLEHW) ledger --db $(LEDGER_DB) --mqtt mqtt://127.0.0.1:$(MQTT_PORT) --user ledger-run \
+	setsid $(TABLEHW) ledger --db $(LEDGER_DB) --mqtt mqtt://127.0.0.1:$(MQTT_PORT) --user backoffice \
 	  --log-level WARNING 2>>var/ledger-run.log & ledger=$$!; \
 	trap '[ -z "$$started" ] || { kill $$started; wait $$started; }' EXIT; trap : INT; \
 	$(TABLEHW) run --config config/sim-$(GAME).toml --simulate --mqtt mqtt://127.0.0.1:$(MQTT_PORT) \

@@ -26,8 +26,8 @@ def register(subparsers) -> None:
                     "publish the journal anchors. `tablehw ledger report` prints the books.")
     parser.add_argument("--db", metavar="URL", help="the books: postgresql://user@host/db or sqlite:///path")
     parser.add_argument("--mqtt", metavar="URL", help="broker URL, mqtt://host:port or mqtts://host:port")
-    parser.add_argument("--user", default="ledger", help="this instance's broker user name, also its client id "
-                        "(one per instance; default ledger)")
+    parser.add_argument("--user", default="backoffice", help="this instance's broker user name, also its client id "
+                        "(one per instance; default backoffice)")
     parser.add_argument("--password-file", metavar="FILE", help="the broker password, in a file")
     parser.add_argument("--group", default="ledger", help="the shared subscription group (default ledger)")
     parser.add_argument("--prefix", default="tablehw", help="topic prefix (default tablehw)")

@@ -41,7 +41,7 @@ log = logging.getLogger(__name__)
 class LedgerSettings:
     books_url: str
     mqtt_url: str
-    user: str = "ledger"  # the broker user name: also the client id and the reply prefix (docs/ledger.md)
+    user: str = "backoffice"  # the broker user name: also the client id and the reply prefix (docs/ledger.md)
     password: str | None = None
     group: str = "ledger"
     prefix: str = "tablehw"

@@ -78,8 +78,9 @@ def test_what_the_controller_archived_is_reported_as_a_gap_it_cannot_fill(broker
     first = rig.start_stand_in("bac-1", broker.url, storage, 10, tmp_path, "--pace", "0")
     assert rig.wait_until(lambda: len(rig.journal_settlements(storage / "journal.sqlite")) >= 10, 60)
     rig.stop(first)
-    table = rig.start_stand_in("bac-1", broker.url, storage, 15, tmp_path, "--pace", "0.2", "--archive-below", "60")
     ledger = rig.start_ledger(url, broker.url, "ledger-a", tmp_path)
+    assert rig.wait_online(broker.url, "ledger-a")
+    table = rig.start_stand_in("bac-1", broker.url, storage, 15, tmp_path, "--pace", "0.2", "--archive-below", "60")
     alarms = Listener(broker.url, ["tablehw/ledger/alarms"])
     try:
         assert rig.wait_until(lambda: rig.books_value(url, "SELECT COUNT(*) FROM anomalies WHERE kind = "
