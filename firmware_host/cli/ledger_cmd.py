@@ -38,6 +38,10 @@ def register(subparsers) -> None:
                         help="seconds a gap may wait for the other instances before it is asked for (default 2)")
     parser.add_argument("--audit-every", type=float, default=600.0, metavar="S",
                         help="seconds between tail audits of every table (default 600)")
+    parser.add_argument("--metrics-port", type=int, metavar="PORT", help="serve Prometheus metrics on this port "
+                        "(docs/ledger.md; none by default)")
+    parser.add_argument("--metrics-address", default="127.0.0.1", metavar="ADDRESS",
+                        help="the metrics endpoint's address (default 127.0.0.1: loopback only)")
     parser.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
     parser.set_defaults(func=run)
     sub = parser.add_subparsers(dest="ledger_command", metavar="report")
@@ -60,12 +64,15 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     if not args.db or not args.mqtt:
         raise LedgerError("tablehw ledger needs --db URL and --mqtt URL (or the report subcommand)")
+    if args.metrics_port is not None and not 0 <= args.metrics_port <= 65535:
+        raise LedgerError(f"--metrics-port {args.metrics_port}: a TCP port is 0..65535")
     logging.basicConfig(level=getattr(logging, args.log_level), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = LedgerSettings(
         books_url=args.db, mqtt_url=args.mqtt, user=args.user, group=args.group, prefix=args.prefix,
         password=broker_password(args.password_file), tls_ca=args.tls_ca, tls_cert=args.tls_cert,
-        tls_key=args.tls_key, gap_grace_s=args.gap_grace, audit_every_s=args.audit_every)
+        tls_key=args.tls_key, gap_grace_s=args.gap_grace, audit_every_s=args.audit_every,
+        metrics_port=args.metrics_port, metrics_address=args.metrics_address)
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())

@@ -31,6 +31,7 @@ from .catch_up import Recaller
 from .database import Database
 from .errors import BooksUnavailable
 from .inbound import FOLLOWED, read
+from .metrics import LedgerMetrics
 from .migrate import migrate
 from .warden import Warden, WardenSettings
 
@@ -55,6 +56,8 @@ class LedgerSettings:
     audit_every_s: float = 600.0
     lease_s: float = 10.0
     request_timeout_s: float = 10.0
+    metrics_port: int | None = None  # Prometheus endpoint (metrics.py); none by default
+    metrics_address: str = "127.0.0.1"
 
     def subscriptions(self) -> list[tuple[str, int]]:
         shared = [f"$share/{self.group}/{self.prefix}/tables/+/{leaf}" for leaf in FOLLOWED]
@@ -83,6 +86,7 @@ class LedgerService:
         self.notifier = notifier or Notifier()
         self.clock = SystemClock()
         self.stats = IntakeStats()
+        self.metrics: LedgerMetrics | None = None
         self.inbox: queue.SimpleQueue = queue.SimpleQueue()
         self._session = 0  # bumped when the broker did not keep our session: older message ids are not ours
         self._ack_lock = threading.Lock()
@@ -124,6 +128,9 @@ class LedgerService:
         if applied:
             log.info("books migrated: %s", ", ".join(applied))
         booker = Booker(self.settings.user)
+        if self.settings.metrics_port is not None:
+            self.metrics = LedgerMetrics(self.settings.books_url, self.settings.user, self.warden)
+            self.metrics.serve(self.settings.metrics_port, self.settings.metrics_address)
         self.warden.start()
         self.link.start()
         self.notifier.ready(f"ledger {self.settings.user} booking into {database.where()}")
@@ -142,6 +149,8 @@ class LedgerService:
             self.notifier.stopping()
             self.warden.stop()
             self.link.stop(self.settings.availability("offline"))
+            if self.metrics is not None:
+                self.metrics.stop()
             database.close()
         return 0
 
@@ -160,6 +169,7 @@ class LedgerService:
     def _book(self, database: Database, booker: Booker, batch: list[tuple[int, Inbound]], stop: threading.Event) -> None:
         items = [read(self.settings.prefix, m.topic, m.payload) for _, m in batch]
         wanted = [item for item in items if item is not None]
+        started = time.monotonic()
         while True:
             try:
                 utc = self.clock.utc()
@@ -175,6 +185,8 @@ class LedgerService:
             for session, message in batch:
                 if session == self._session:
                     self.link.ack(message.mid, message.qos)
+        if self.metrics is not None:
+            self.metrics.booked(len(batch), outcome, time.monotonic() - started)
         self.stats.received += len(batch)
         self.stats.booked += outcome.booked
         self.stats.duplicates += outcome.duplicates

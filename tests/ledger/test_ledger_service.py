@@ -7,7 +7,7 @@ import json
 import paho.mqtt.client as mqtt
 
 from firmware_host.cli import main
-from tests.service.broker import MosquittoBroker
+from tests.service.broker import MosquittoBroker, free_port
 from tests.service.listener import Listener
 
 from . import rig
@@ -184,3 +184,36 @@ def test_the_command_refuses_missing_or_unreachable_books_naming_them(capsys):
     assert "postgresql://nobody@127.0.0.1:1/books: cannot connect to the books" in capsys.readouterr().err
     assert main(["ledger", "--db", "sqlite:///x", "--mqtt", "http://broker"]) == 2
     assert "expected mqtt://host[:port]" in capsys.readouterr().err
+
+
+def test_the_metrics_endpoint_counts_what_was_booked_and_what_needs_a_person(broker, tmp_path):
+    import urllib.request
+
+    url = rig.prepare_books(f"sqlite:///{tmp_path / 'books.sqlite'}")
+    port = free_port()
+    ledger = rig.start_ledger(url, broker.url, "ledger-a", tmp_path, "--metrics-port", str(port))
+    assert rig.wait_online(broker.url, "ledger-a")
+    table = rig.start_stand_in("craps-4", broker.url, tmp_path / "craps-4", 5, tmp_path, "--pace", "0")
+    try:
+        assert rig.wait_until(lambda: len(rig.booked_settlements(url)) >= 5, 60)
+        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+        client.connect("127.0.0.1", broker.port)
+        client.loop_start()
+        client.publish("tablehw/tables/craps-4/result", b"{not json", qos=1).wait_for_publish(10)
+        client.disconnect()
+        client.loop_stop()
+
+        def scrape() -> dict[str, float]:
+            text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
+            return {line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+                    if line.startswith("tablehw_ledger")}
+        assert rig.wait_until(lambda: scrape().get('tablehw_ledger_anomalies_total{kind="malformed"}') == 1.0, 30)
+        metrics = scrape()
+        booked = rig.books_value(url, "SELECT COUNT(*) FROM messages")[0][0]
+        assert metrics['tablehw_ledger_messages_total{outcome="booked"}'] == booked
+        assert metrics['tablehw_ledger_messages_total{outcome="refused"}'] == 1.0
+        assert metrics["tablehw_ledger_warden"] == 1.0 and metrics["tablehw_ledger_tables"] == 1.0
+        assert metrics["tablehw_ledger_gaps_open"] == 0.0 and metrics["tablehw_ledger_gaps_unfillable"] == 0.0
+    finally:
+        rig.stop(table)
+        rig.stop(ledger)
