@@ -8,7 +8,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 TABLEHW := $(VENV)/bin/tablehw
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PACKAGES := mosquitto socat chromium
+APT_PACKAGES := mosquitto socat chromium fonts-noto-cjk postgresql
 GAME ?= craps
 ROUNDS ?=
 
@@ -26,11 +26,11 @@ $(VENV)/.stamp: pyproject.toml
 
 venv: $(VENV)/.stamp
 
-# Mosquitto (the broker the tests run on loopback), socat (pty pairs) and PostgreSQL (the ledger's tests start
-# throw-away clusters with its initdb/pg_ctl) come from Debian.
+# Mosquitto (the broker the tests run on loopback) and socat (pty pairs) come from Debian; so do
+# Chromium and a Chinese font for the board page (a package without a command: dpkg knows it) and
+# PostgreSQL (the ledger's tests start throw-away clusters with its initdb/pg_ctl).
 system-packages:
-	@missing=""; for p in $(APT_PACKAGES); do command -v $$p >/dev/null || [ -x /usr/sbin/$$p ] || missing="$$missing $$p"; done; \
-	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
+	@missing=""; for p in $(APT_PACKAGES); do command -v $$p >/dev/null || [ -x /usr/sbin/$$p ] || dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing with apt:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing </dev/null; \

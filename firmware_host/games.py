@@ -10,7 +10,8 @@ from .errors import ConfigError
 from .rules.banca_francesa import BancaFrancesa
 from .rules.craps import Craps
 from .rules.cussec import Cussec
-from .rules.dice_game import DiceGame, Limits
+from .rules.dice_game import DiceGame
+from .rules.stakes import Limits
 from .rules.errors import RulebookError
 from .rules.blackjack import Blackjack
 from .rules.chemin_de_fer import ChemindeFer
@@ -23,25 +24,32 @@ from .rules.roulette import Roulette
 TABLE_GAMES = (PuntoBancoGame, RouletteGame, ChemindeFerGame, BlackjackGame)
 
 
+def limits_of(config: TableConfig) -> Limits:
+    """The rules core's `Limits` from the `[limits]` section."""
+    section = config.limits
+    return Limits(section.minimum, section.maximum, dict(section.per_bet_maximum), dict(section.stake_step),
+                  section.all_multiples_of_minimum)
+
+
 def build_dice_game(config: TableConfig, source: str = "<config>") -> DiceGame:
     """The rule book a config describes; rule book errors are reported as config errors."""
     game = config.game
     money = config.money
     rounding = RoundingRule(money.payout_unit, RoundingMode(money.rounding))
-    limits = Limits(config.limits.minimum, config.limits.maximum, dict(config.limits.per_bet_maximum))
     common = {"minor_units_per_unit": money.minor_units_per_unit}
     try:
+        limits = limits_of(config)
         if isinstance(game, CrapsGame):
             field_12 = parse_ratio(game.field_12_pays) if game.field_12_pays else None
             return Craps(game.rulebook, limits, rounding, field_12_pays=field_12, bar=game.bar,
-                         odds_multiple=game.odds_multiple, **common)
+                         odds_multiple=game.odds_multiple, odds_withdrawal=game.odds_withdrawal, **common)
         if isinstance(game, CussecGame):
             paytable = {bet: parse_ratio(r) for bet, r in game.paytable.items()}
             return Cussec(game.rulebook, limits, rounding, paytable=paytable, **common)
         if isinstance(game, BancaFrancesaGame):
-            return BancaFrancesa(game.rulebook, limits, rounding, **common)
+            return BancaFrancesa(game.rulebook, limits, rounding, touched_dice_losers=game.touched_dice_losers, **common)
     except RulebookError as exc:
-        raise ConfigError(f"{source}: game: {exc}") from None
+        raise ConfigError(f"{source}: {exc.key or 'game'}: {exc.message}") from None
     raise ConfigError(f"{source}: game.name: {type(game).__name__} has no bets settled by dice")
 
 
@@ -49,9 +57,9 @@ def build_table_game(config: TableConfig, source: str = "<config>"):
     """The rule book of a card, wheel or tile game; rule book errors are reported as config errors."""
     game, money = config.game, config.money
     rounding = RoundingRule(money.payout_unit, RoundingMode(money.rounding))
-    limits = Limits(config.limits.minimum, config.limits.maximum, dict(config.limits.per_bet_maximum))
     common = {"minor_units_per_unit": money.minor_units_per_unit}
     try:
+        limits = limits_of(config)
         if isinstance(game, PuntoBancoGame):
             return PuntoBanco(game.rulebook, limits, rounding, decks=game.decks, tie_pays=parse_ratio(game.tie_pays),
                               commission=Fraction(game.commission_pct, 100), max_difference=game.max_difference, **common)
@@ -60,12 +68,12 @@ def build_table_game(config: TableConfig, source: str = "<config>"):
                                bank_minimum=game.bank_minimum, **common)
         if isinstance(game, BlackjackGame):
             return Blackjack(game.rulebook, limits, rounding, decks=game.decks, boxes=game.boxes,
-                             dealer_blackjack_takes=game.dealer_blackjack_takes, **common)
+                             dealer_blackjack_takes=game.dealer_blackjack_takes, resplit_aces=game.resplit_aces, **common)
         if isinstance(game, PaiKaoGame):
             return PaiKao(game.rulebook, limits, rounding, commission=Fraction(game.commission_pct, 100),
                           banker_capital_caps=game.banker_capital_caps, **common)
         if isinstance(game, RouletteGame):
             return Roulette(game.rulebook, game.wheel, limits, rounding, corner_max_ratio=game.corner_max_ratio, **common)
     except RulebookError as exc:
-        raise ConfigError(f"{source}: game: {exc}") from None
+        raise ConfigError(f"{source}: {exc.key or 'game'}: {exc.message}") from None
     raise ConfigError(f"{source}: game.name: {type(game).__name__} is not a card, wheel or tile game")

@@ -1,6 +1,7 @@
-// The board's connection and state: subscribe read-only to one table's board, result and
+// The board's connection and state: subscribe read-only to one table's board, result, state and
 // availability topics; redraw on every message; show OFFLINE while the table (or the link to the
 // broker) is down, and recover by itself when it comes back (MQTT.js reconnects every second).
+// URL: index.html?table=<id>[&broker=ws://host:port][&prefix=tablehw][&lang=zh,en]
 "use strict";
 
 (function () {
@@ -9,57 +10,68 @@
   const prefix = params.get("prefix") || "tablehw";
   const broker = params.get("broker") || `ws://${location.hostname || "127.0.0.1"}:9001`;
   const base = `${prefix}/tables/${table}`;
-  const state = { link: "connecting", availability: "unknown", reason: "", board: null, result: null,
-                  seen: {} };
+  const state = { link: "connecting", availability: "unknown", board: null, result: null, seen: {} };
   const D = window.BoardDraw;
+  const T = window.BoardText;
 
   function setStatus() {
     document.body.dataset.link = state.link;
     document.body.dataset.availability = state.availability;
-    const down = state.link !== "connected" || state.availability === "offline" || state.availability === "locked";
-    const text = state.link !== "connected" ? "no connection to the broker"
-      : state.availability === "locked" ? `locked: ${state.reason}` : state.availability;
-    document.getElementById("status-text").textContent = text;
-    const overlay = document.getElementById("offline");
-    overlay.hidden = !down;
-    document.getElementById("offline-text").textContent = state.availability === "locked" ? "CLOSED" : "OFFLINE";
-    document.getElementById("offline-detail").textContent =
-      state.link !== "connected" ? "reconnecting…" : state.availability === "locked" ? "table closed" : "table offline";
+    const locked = state.availability === "locked";
+    const down = state.link !== "connected" || state.availability === "offline" || locked;
+    const key = state.link === "connecting" ? "status.connecting" : state.link !== "connected" ? "status.no_broker"
+      : locked ? "status.locked" : state.availability === "offline" ? "status.offline" : "status.online";
+    document.getElementById("status-text").replaceChildren(T.label(key));
+    document.getElementById("offline").hidden = !down;
+    document.getElementById("offline-text").replaceChildren(T.label(locked ? "offline.closed" : "offline.title"));
+    document.getElementById("offline-detail").replaceChildren(T.label(
+      state.link !== "connected" ? "offline.reconnecting" : locked ? "offline.table_closed" : "offline.table_offline"));
   }
 
   function redraw() {
     const msg = state.board;
+    if (!msg) return;
+    const board = msg.board;
+    const draw = D.drawerFor(board.game);
+    document.body.dataset.game = board.game;
+    document.getElementById("game-name").replaceChildren(T.label(`game.${board.game}`));
+    D.drawLimits(document.getElementById("limits"), msg.table_info);
+    D.drawPaytable(document.getElementById("paytable"), msg.table_info, board.game);
     const hero = document.getElementById("hero");
-    const history = document.getElementById("history");
-    if (!msg) {
+    if (!draw) {
+      hero.replaceChildren(D.el("div", "hero-empty", board.game));
+      console.warn("board: no drawing for game", board.game);
       return;
     }
-    const board = msg.board;
-    document.body.dataset.game = board.game;
-    document.getElementById("game-name").textContent = D.gameName(board.game);
-    D.drawLimits(document.getElementById("limits"), msg.table_info);
-    D.drawPaytable(document.getElementById("paytable"), msg.table_info);
-    const draw = { roulette: window.drawRoulette, baccarat: window.drawBaccarat }[board.game] || window.drawDice;
-    draw(board, hero, history, state.result, msg);
+    draw(board, hero, document.getElementById("history"), state.result, msg);
     hero.dataset.roundId = msg.round_id || "";
     document.getElementById("board").dataset.roundId = msg.round_id || "";
+  }
+
+  function redrawAll() {
+    setStatus();
+    redraw();
+    window.BoardPhase.draw();
   }
 
   function onResult(result) {
     state.result = result;
     const hero = document.getElementById("hero");
     if (result.void) {
-      D.flash(hero, `VOID — ${String(result.reason || "").replace(/_/g, " ")}`);
+      D.flash(hero, D.voidKey(result.game));
       return;
     }
-    // A result reaches the hero at once; the board with the history follows it in the same round.
+    // A result reaches the hero at once; the board with the history follows it in the same round
+    // (or came first, on connecting: drawn again with the result's details, e.g. the cards).
     if (!state.board || state.board.round_id !== result.round_id) {
       D.drawHeroFromResult(hero, result);
       hero.dataset.roundId = result.round_id || "";
+    } else {
+      redraw();
     }
   }
 
-  function onMessage(topic, payload) {
+  function onMessage(topic, payload, packet) {
     let doc;
     try {
       doc = JSON.parse(new TextDecoder().decode(payload));
@@ -76,18 +88,25 @@
     }
     if (kind === "availability") {
       state.availability = doc.state || "unknown";
-      state.reason = doc.reason || "";
       setStatus();
     } else if (kind === "board" && doc.type === "board") {
       state.board = doc;
-      redraw();
+      if (T.setTableLanguages(doc.languages)) {
+        redrawAll();
+      } else {
+        redraw();
+      }
     } else if (kind === "result" && doc.type === "result") {
       onResult(doc);
+    } else if (kind === "state" && doc.type === "state") {
+      window.BoardPhase.show(doc, Boolean(packet && packet.retain));
     }
   }
 
   function start() {
+    T.setUrlLanguages(params.get("lang"));
     document.getElementById("table-id").textContent = table || "";
+    setStatus();
     if (!table) {
       document.getElementById("hero").textContent = "Add ?table=<table id> to the address.";
       return;
@@ -99,7 +118,7 @@
     client.on("connect", () => {
       state.link = "connected";
       state.seen = {}; // retained messages come again after a reconnect
-      client.subscribe([`${base}/availability`, `${base}/board`, `${base}/result`], { qos: 1 });
+      client.subscribe([`${base}/availability`, `${base}/board`, `${base}/result`, `${base}/state`], { qos: 1 });
       setStatus();
     });
     const lost = () => { state.link = "lost"; setStatus(); };
@@ -108,7 +127,6 @@
     client.on("error", (err) => console.warn("mqtt:", err && err.message));
     client.on("message", onMessage);
     window.boardClient = client;
-    setStatus();
   }
 
   start();

@@ -1,22 +1,24 @@
-// Baccarat board: counts, bead plate, big road and the three derived roads, drawn at the grid
-// positions the controller publishes (`layout`: six rows, dragon tail already applied), so every
-// board shows the same picture. Only the newest columns that fit are shown.
+// Baccarat board: counts, bead plate, big road (with pair dots) and the three derived roads, drawn
+// at the grid positions the controller publishes (`layout`: six rows, dragon tail already applied),
+// so every board shows the same picture. Only the newest columns that fit are shown.
 "use strict";
 
-window.drawBaccarat = function (board, hero, history, result, message) {
-  const { el } = window.BoardDraw;
-  const WORD = { B: "BANKER", P: "PLAYER", T: "TIE" };
+(function () {
+  const D = window.BoardDraw;
+  const T = window.BoardText;
   const SUIT = { H: "♥", D: "♦", C: "♣", S: "♠" };
+  const WINNER = { B: "bac.banker", P: "bac.player", T: "bac.tie" };
+  const COLUMNS = { big_road: 28, bead_plate: 10, big_eye_boy: 28, small_road: 24, cockroach_pig: 24 };
 
   function card(text) {
     const suit = text.slice(-1).toUpperCase();
     const rank = text.slice(0, -1).toUpperCase().replace("T", "10");
-    return el("span", `card ${suit === "H" || suit === "D" ? "red-suit" : ""}`, `${rank}${SUIT[suit] || suit}`);
+    return D.el("span", `card ${suit === "H" || suit === "D" ? "red-suit" : ""}`, `${rank}${SUIT[suit] || suit}`);
   }
 
   function grid(cls, visible, cells) {
     // cells: [{x, y, node}]; keeps the newest `visible` columns
-    const g = el("div", `road ${cls}`);
+    const g = D.el("div", `road ${cls}`);
     g.style.setProperty("--cols", visible);
     const maxX = cells.reduce((m, c) => Math.max(m, c.x), -1);
     const offset = Math.max(0, maxX - visible + 1);
@@ -29,109 +31,118 @@ window.drawBaccarat = function (board, hero, history, result, message) {
     return g;
   }
 
-  function bead(b) {
-    const node = el("div", `bead ${b.winner}`, b.winner);
-    if (b.banker_pair) node.appendChild(el("span", "pair bp"));
-    if (b.player_pair) node.appendChild(el("span", "pair pp"));
+  function pairDots(node, cell) {
+    if (cell.banker_pair) node.appendChild(D.el("span", "pair bp"));
+    if (cell.player_pair) node.appendChild(D.el("span", "pair pp"));
     return node;
+  }
+
+  function bead(b) {
+    return pairDots(D.el("div", `bead ${b.winner}`, T.primary(`bac.${b.winner}`)), b);
   }
 
   function bigCell(cell) {
-    const node = el("div", `road-cell ${cell.winner || "none"}`);
+    const node = D.el("div", `road-cell ${cell.winner || "none"}`);
     if (cell.ties) {
-      node.appendChild(el("span", "tie-slash"));
-      if (cell.ties > 1) node.appendChild(el("span", "tie-count", cell.ties));
+      node.appendChild(D.el("span", "tie-slash"));
+      if (cell.ties > 1) node.appendChild(D.el("span", "tie-count", cell.ties));
     }
-    return node;
+    return pairDots(node, cell);
   }
 
   function derivedCell(kind, mark) {
-    return el("div", `mark ${kind} ${mark === "R" ? "red" : "blue"}`);
+    return D.el("div", `mark ${kind} ${mark === "R" ? "red" : "blue"}`);
   }
 
   function flat(columns) {
     return columns.reduce((all, col) => all.concat(col), []);
   }
 
-  // hero: the last coup
-  hero.replaceChildren();
-  const lastBead = board.bead_plate[board.bead_plate.length - 1];
-  if (lastBead) {
-    hero.appendChild(el("div", `hero-winner ${lastBead.winner}`, WORD[lastBead.winner]));
-    const pairs = [lastBead.banker_pair ? "BANKER PAIR" : "", lastBead.player_pair ? "PLAYER PAIR" : ""].filter(Boolean);
-    hero.appendChild(el("div", "hero-sub", pairs.join(" · ")));
-  } else {
-    hero.appendChild(el("div", "hero-empty", "NEW SHOE"));
-  }
-  if (result && message && result.round_id === message.round_id && !result.void && result.cards) {
-    const hands = el("div", "hands");
+  function hands(result) {
+    const box = D.el("div", "hands");
     ["player", "banker"].forEach((side) => {
-      const hand = el("div", `hand ${side}`);
-      hand.appendChild(el("span", null, side.toUpperCase()));
+      const hand = D.el("div", `hand ${side}`);
+      hand.appendChild(D.tagged("span", "side", `bac.${side}`));
       const points = result.outcome && result.outcome[`${side}_points`];
-      hand.appendChild(el("span", "points", points === undefined ? "" : points));
-      const cards = el("div", "cards");
+      hand.appendChild(D.el("span", "points", points === undefined ? "" : points));
+      const cards = D.el("div", "cards");
       (result.cards[side] || []).forEach((c) => cards.appendChild(card(c)));
       hand.appendChild(cards);
-      hands.appendChild(hand);
+      box.appendChild(hand);
     });
-    hero.appendChild(hands);
-  }
-  const n = board.counts;
-  const counts = el("div", "bac-counts");
-  [["B", n.banker, "banker"], ["P", n.player, "player"], ["T", n.tie, "tie"], ["BP", n.banker_pair, "banker_pair"],
-   ["PP", n.player_pair, "player_pair"]].forEach(([label, value, cls]) => {
-    const c = el("div", `count ${cls}`);
-    c.appendChild(el("span", "label", label));
-    c.appendChild(el("span", "value", value));
-    counts.appendChild(c);
-  });
-  hero.appendChild(counts);
-  hero.appendChild(el("div", "hero-sub", `shoe ${board.shoe} · coup ${n.coups}`));
-  if (board.last_coup) hero.appendChild(el("div", "last-coup", "LAST COUP"));
-
-  // ask banker / ask player
-  const ask = el("div", "ask");
-  ["B", "P"].forEach((w) => {
-    const row = el("div", `ask-row ${w}`);
-    row.appendChild(el("span", "label", `${w === "B" ? "BANKER" : "PLAYER"} NEXT`));
-    [["big_eye_boy", "eye"], ["small_road", "small"], ["cockroach_pig", "roach"]].forEach(([road, kind]) => {
-      const mark = board.next[w][road];
-      row.appendChild(mark ? derivedCell(kind, mark) : el("div", `mark ${kind} none`));
-    });
-    ask.appendChild(row);
-  });
-  hero.appendChild(ask);
-
-  history.replaceChildren();
-  const beads = board.bead_plate.map((b, i) => ({ x: Math.floor(i / 6), y: i % 6, node: bead(b) }));
-  const bigCells = flat(board.big_road);
-  const bigPlaced = bigCells.map((c, i) => ({ x: board.layout.big_road[i][0], y: board.layout.big_road[i][1],
-                                              node: bigCell(c) }));
-  const big = el("div", "panel road-box big-box");
-  big.appendChild(el("h2", null, "BIG ROAD"));
-  big.appendChild(grid("big-road", 28, bigPlaced));
-  history.appendChild(big);
-
-  function derivedBox(road, title, kind, visible) {
-    const marks = flat(board[road]);
-    const placed = marks.map((m, i) => ({ x: board.layout[road][i][0], y: board.layout[road][i][1],
-                                          node: derivedCell(kind, m) }));
-    const box = el("div", "road-box");
-    box.appendChild(el("h2", null, title));
-    box.appendChild(grid(`derived ${kind}`, visible, placed));
     return box;
   }
 
-  const middle = el("div", "panel roads-row");
-  const beadBox = el("div", "road-box bead-box");
-  beadBox.appendChild(el("h2", null, "BEAD PLATE"));
-  beadBox.appendChild(grid("bead-plate", 10, beads));
-  middle.appendChild(beadBox);
-  middle.appendChild(derivedBox("big_eye_boy", "BIG EYE BOY", "eye", 28));
-  history.appendChild(middle);
-  const bottom = el("div", "panel roads-row");
-  bottom.appendChild(derivedBox("small_road", "SMALL ROAD", "small", 24));
-  bottom.appendChild(derivedBox("cockroach_pig", "COCKROACH PIG", "roach", 24));
-  history.appendChild(bottom);
-};
+  function counts(n) {
+    const box = D.el("div", "bac-counts");
+    [["B", n.banker, "banker"], ["P", n.player, "player"], ["T", n.tie, "tie"], ["BP", n.banker_pair, "banker_pair"],
+     ["PP", n.player_pair, "player_pair"]].forEach(([key, value, cls]) => {
+      const c = D.el("div", `count ${cls}`);
+      c.appendChild(D.el("span", "label", T.primary(`bac.${key}`)));
+      c.appendChild(D.el("span", "value", value));
+      box.appendChild(c);
+    });
+    return box;
+  }
+
+  function askRoads(board) {
+    const ask = D.el("div", "ask");
+    ["B", "P"].forEach((w) => {
+      const row = D.el("div", `ask-row ${w}`);
+      row.appendChild(D.tagged("span", "label", w === "B" ? "bac.banker_next" : "bac.player_next"));
+      [["big_eye_boy", "eye"], ["small_road", "small"], ["cockroach_pig", "roach"]].forEach(([road, kind]) => {
+        const mark = board.next[w][road];
+        row.appendChild(mark ? derivedCell(kind, mark) : D.el("div", `mark ${kind} none`));
+      });
+      ask.appendChild(row);
+    });
+    return ask;
+  }
+
+  function hero(board, box, result, message) {
+    box.replaceChildren();
+    const main = D.el("div", "hero-main");
+    const lastBead = board.bead_plate[board.bead_plate.length - 1];
+    if (lastBead) {
+      main.appendChild(D.tagged("div", `hero-winner ${lastBead.winner}`, WINNER[lastBead.winner]));
+      const pairs = D.el("div", "hero-pairs");
+      if (lastBead.banker_pair) pairs.appendChild(D.tagged("span", "pair-word banker", "bac.banker_pair"));
+      if (lastBead.player_pair) pairs.appendChild(D.tagged("span", "pair-word player", "bac.player_pair"));
+      main.appendChild(pairs);
+    } else {
+      main.appendChild(D.tagged("div", "hero-empty", "bac.new_shoe"));
+    }
+    if (result && message && result.round_id === message.round_id && !result.void && result.cards) {
+      main.appendChild(hands(result));
+    }
+    box.appendChild(main);
+    const side = D.el("div", "hero-side");
+    side.appendChild(counts(board.counts));
+    side.appendChild(D.tagged("div", "hero-sub", "bac.shoe", { shoe: board.shoe, coup: board.counts.coups }));
+    if (board.last_coup) side.appendChild(D.tagged("div", "last-coup", "bac.last_coup"));
+    side.appendChild(askRoads(board));
+    box.appendChild(side);
+  }
+
+  // One panel per road; baccarat.css places them (landscape and portrait differ).
+  function roadBox(road, cls, placed) {
+    const box = D.el("div", `panel road-box ${road}`);
+    box.appendChild(D.tagged("h2", null, `bac.${road}`));
+    box.appendChild(grid(cls, COLUMNS[road], placed));
+    return box;
+  }
+
+  function placedCells(board, road, cellFor) {
+    return flat(board[road]).map((m, i) => ({ x: board.layout[road][i][0], y: board.layout[road][i][1], node: cellFor(m) }));
+  }
+
+  D.register("baccarat", function (board, heroBox, history, result, message) {
+    hero(board, heroBox, result, message);
+    const beads = board.bead_plate.map((b, i) => ({ x: Math.floor(i / 6), y: i % 6, node: bead(b) }));
+    history.replaceChildren(
+      roadBox("big_road", "big-road", placedCells(board, "big_road", bigCell)),
+      roadBox("bead_plate", "bead-plate", beads),
+      ...[["big_eye_boy", "eye"], ["small_road", "small"], ["cockroach_pig", "roach"]].map(([road, kind]) => (
+        roadBox(road, `derived ${kind}`, placedCells(board, road, (m) => derivedCell(kind, m))))));
+  });
+})();

@@ -4,7 +4,8 @@ Big road: a new column when the winner changes from banker to player or back; a 
 column, it is marked on the cell of the coup before it. Ties that open a shoe, before any banker
 or player win, are marked on a first cell whose winner is not known yet (`winner` None); the
 shoe's first banker or player win fills that cell, so they end up on the first cell, as boards
-draw them. Columns here are logical (top to bottom, no length limit); `grid_layout` turns them
+draw them. A cell carries the pairs of its coup and of the ties marked on it (the dots boards draw
+on the big road as on the bead plate). Columns here are logical (top to bottom, no length limit); `grid_layout` turns them
 into board positions with the dragon tail.
 
 Derived roads (big eye boy k = 1, small road k = 2, cockroach pig k = 3) add one mark for each
@@ -44,11 +45,17 @@ class Coup:
 
 @dataclass(slots=True)
 class BigRoadCell:
-    """A big road cell: the winner (None only while a shoe has seen nothing but ties) and the
-    ties marked on it."""
+    """A big road cell: the winner (None only while a shoe has seen nothing but ties), the ties
+    marked on it, and whether its coup or one of those ties had a banker / player pair."""
 
     winner: str | None
     ties: int = 0
+    banker_pair: bool = False
+    player_pair: bool = False
+
+    def add_pairs(self, coup: Coup) -> None:
+        self.banker_pair = self.banker_pair or coup.banker_pair
+        self.player_pair = self.player_pair or coup.player_pair
 
 
 def big_road(coups: list[Coup]) -> list[list[BigRoadCell]]:
@@ -59,13 +66,13 @@ def big_road(coups: list[Coup]) -> list[list[BigRoadCell]]:
             if not columns:
                 columns.append([BigRoadCell(None)])
             columns[-1][-1].ties += 1
-            continue
-        if columns and columns[-1][-1].winner is None:  # the shoe opened with ties
+        elif columns and columns[-1][-1].winner is None:  # the shoe opened with ties
             columns[-1][-1].winner = coup.winner
         elif columns and columns[-1][-1].winner == coup.winner:
             columns[-1].append(BigRoadCell(coup.winner))
         else:
             columns.append([BigRoadCell(coup.winner)])
+        columns[-1][-1].add_pairs(coup)
     return columns
 
 

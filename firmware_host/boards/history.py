@@ -16,17 +16,18 @@ from .baccarat_roads import (DERIVED_ROADS, Coup, big_road, column_lengths, deri
 from .dice_history import (CrapsThrow, PaiKaoRound, ThreeDiceResult, banca_result, craps_throw, cussec_result,
                            paikao_round, roll_lengths)
 from .grid_layout import dragon_tail_layout
-from .roulette_stats import Spin, chance_counts, colour_of, direction_alternates, hot_and_cold
+from .roulette_stats import Spin, chance_counts, colour_of, hot_and_cold
 
 
 @dataclass(frozen=True, slots=True)
 class BoardSettings:
     """How much history boards show: the last `last_n` results; roulette hot / cold numbers and
-    chance counts over the last `window` spins, `hot_cold` numbers each."""
+    chance counts over the last `window` spins, `hot_cold` numbers each; the labels' languages."""
 
     last_n: int = 20
     window: int = 100
     hot_cold: int = 5
+    languages: tuple[str, ...] = ("en",)
 
     def __post_init__(self) -> None:
         if not (1 <= self.last_n <= 1000 and 1 <= self.window <= 10_000 and 1 <= self.hot_cold <= 37):
@@ -66,7 +67,8 @@ class History:
     def message(self, utc: str) -> p.BoardMessage:
         """The retained `board` payload (its `seq` is filled in by the outbox)."""
         return p.BoardMessage(table=self.table_id, utc=utc, round=self.round, round_id=self.round_id,
-                              reset=self.reset_reason, table_info=self.table, board=self.board())
+                              reset=self.reset_reason, languages=list(self.settings.languages),
+                              table_info=self.table, board=self.board())
 
     def _followed(self, round: int | None, round_id: str | None) -> None:
         self.round, self.round_id = round, round_id
@@ -98,8 +100,7 @@ class RouletteHistory(History):
             hot=[p.NumberCountView(h.number, h.count) for h in hot],
             cold=[p.NumberCountView(h.number, h.count) for h in cold],
             counts=p.ChanceCountsView(c.spins, c.zero, c.red, c.black, c.odd, c.even, c.low, c.high,
-                                      list(c.dozens), list(c.columns)),
-            directions_alternate=direction_alternates(last))
+                                      list(c.dozens), list(c.columns)))
 
 
 class BaccaratHistory(History):
@@ -145,7 +146,8 @@ class BaccaratHistory(History):
             shoe=self.shoe, last_coup=self.last_coup,
             counts=p.BaccaratCounts(n.coups, n.banker, n.player, n.tie, n.banker_pair, n.player_pair),
             bead_plate=[p.BeadView(c.winner, c.banker_pair, c.player_pair) for c in self.coups],
-            big_road=[[p.BigRoadCellView(cell.winner, cell.ties) for cell in col] for col in road],
+            big_road=[[p.BigRoadCellView(cell.winner, cell.ties, cell.banker_pair, cell.player_pair) for cell in col]
+                      for col in road],
             big_eye_boy=derived["big_eye_boy"], small_road=derived["small_road"],
             cockroach_pig=derived["cockroach_pig"],
             layout={name: [[x, y] for x, y in cells] for name, cells in layout.items()},

@@ -68,7 +68,6 @@ class RouletteBoard(Struct, frozen=True, tag_field="game", tag="roulette"):
     hot: list[NumberCountView]
     cold: list[NumberCountView]
     counts: ChanceCountsView
-    directions_alternate: bool | None  # 004 §X.15 over the spins in `last`
 
 
 class BeadView(Struct, frozen=True):
@@ -80,6 +79,8 @@ class BeadView(Struct, frozen=True):
 class BigRoadCellView(Struct, frozen=True):
     winner: str | None  # None: only ties so far this shoe, marked on the first cell
     ties: int
+    banker_pair: bool  # this cell's coup, or a tie marked on it, had a banker pair
+    player_pair: bool
 
 
 class BaccaratCounts(Struct, frozen=True):
@@ -178,6 +179,7 @@ class BoardMessage(Struct, frozen=True, kw_only=True, tag_field="type", tag="boa
     round: int | None = None  # the round this board follows; None after a reset
     round_id: str | None = None
     reset: str | None = None  # why the history was last emptied: "new_session" or "new_shoe"
+    languages: list[str] = msgspec.field(default_factory=lambda: ["en"])  # the table's [board] languages: the first large, a second under it
     table_info: TableInfo | None = None
     board: AnyBoard
 

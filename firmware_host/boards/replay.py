@@ -1,6 +1,7 @@
 """Board replay: a stand-in table that publishes results and boards over MQTT the way the service
-does (docs/mqtt.md: retained `availability` with a Last Will, retained `result` and `board`,
-`events`), from a results string or from fresh draws.
+does (docs/mqtt.md: retained `availability` with a Last Will, retained `state`, `result` and `board`,
+`events`), from a results string or from fresh draws. Between results it opens betting with a
+countdown (`state`), closes it and plays, as a table would.
 
 Draws: dice and the wheel at random (the ball's direction alternating, 004 §X.15); punto banco
 dealt card by card from a shuffled 8-deck shoe through the rules core's dealing validator, with
@@ -21,8 +22,9 @@ from datetime import datetime, timezone
 
 import msgspec
 
+from ..clock import utc_after
 from ..errors import BrokerUnreachable
-from ..mqtt.contract import Availability, EventPayload, ResultPayload, Topics
+from ..mqtt.contract import Availability, EventPayload, ResultPayload, TableState, Topics
 from ..mqtt.link import LinkSettings, MqttLink, Will
 from ..rules.cards import shoe_composition
 from ..rules.punto_banco_deal import PuntoBancoCoup
@@ -33,6 +35,8 @@ from .results_text import DICE, parse_coups, parse_faces, parse_spins
 
 CUT_CARD = 12  # punto banco: the cut card ~12 cards from the end (DIGEST, 004 §II)
 WORD = {"B": "banker", "P": "player", "T": "tie"}
+PLAY_PHASE = {"roulette": "spinning", "baccarat": "dealing", "cussec": "revealing"}  # dice: "throwing"
+BETTING_SHARE = 0.75  # of the interval between results, betting is open
 
 
 @dataclass(frozen=True)
@@ -108,6 +112,7 @@ class Replay:
         self.keeper = BoardKeeper(game, table_id, settings, table)
         self.seq = itertools.count(1)
         self.round = 0
+        self.table = table
         will = Will(self.topics.availability, msgspec.json.encode(Availability(table_id, "offline")),
                     msgspec.json.encode(Availability(table_id, "online")))
         self.link = MqttLink(LinkSettings(url, f"tablehw-replay-{table_id}", keepalive_s=5, session_expiry_s=0), will)
@@ -147,18 +152,39 @@ class Replay:
         if self.keeper.on_result(msgspec.to_builtins(result)):
             self._send_board(utc)
 
+    def announce(self, phase: str, betting_seconds: float = 0.0) -> None:
+        """Publish the retained `state` of the next round in `phase`; betting closes after `betting_seconds`."""
+        utc = utc_now()
+        betting = phase == "betting"
+        info = self.table
+        state = TableState(
+            self.table_id, next(self.seq), utc, game=self.game, rulebook=info.rulebook if info else "",
+            currency=info.currency if info else "", phase=phase, round=self.round + 1,
+            round_id=f"{self.table_id}-{self.round + 1:08d}", attempt=1, betting_open=betting,
+            betting_closes=utc_after(utc, betting_seconds) if betting and betting_seconds > 0 else None,
+            betting_seconds=betting_seconds if betting else 0.0,
+            limits={"minimum": info.minimum, "maximum": info.maximum} if info else {})
+        self._send(self.topics.state, msgspec.json.encode(state), retain=True)
+
     def play(self, steps: Iterator[Step] | list[Step], interval_s: float, rounds: int | None = None,
              stop: threading.Event | None = None) -> int:
-        """Play steps, one result every `interval_s`; returns the number of results published."""
+        """Play steps, one result every `interval_s` (betting open for most of it, then the play
+        phase); returns the number of results published."""
         stop = stop or threading.Event()
         played = 0
+        betting_s = interval_s * BETTING_SHARE
         for step in steps:
             if stop.is_set() or (rounds is not None and played >= rounds):
                 break
-            self.play_step(step)
             if step.result is not None:
-                played += 1
-                stop.wait(interval_s)
+                self.announce("betting", betting_s)
+                if stop.wait(betting_s):
+                    break
+                self.announce(PLAY_PHASE.get(BOARD_OF_GAME[self.game], "throwing"))
+                if stop.wait(interval_s - betting_s):
+                    break
+            self.play_step(step)
+            played += step.result is not None
         return played
 
     def _send_board(self, utc: str) -> None:

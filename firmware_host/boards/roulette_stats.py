@@ -86,11 +86,3 @@ def hot_and_cold(numbers: list[int], how_many: int) -> tuple[list[NumberCount], 
     cold = [NumberCount(n, counts.get(n, 0)) for n in cold_order[:how_many]]
     return hot, cold
 
-
-def direction_alternates(spins: list[Spin]) -> bool | None:
-    """Whether the known ball directions alternate spin to spin (004 §X.15); None when fewer
-    than two consecutive spins report a direction."""
-    pairs = [(a.direction, b.direction) for a, b in zip(spins, spins[1:]) if a.direction and b.direction]
-    if not pairs:
-        return None
-    return all(a != b for a, b in pairs)

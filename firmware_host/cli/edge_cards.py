@@ -6,13 +6,15 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from fractions import Fraction
 
 from ..config import TableConfig
 from ..games import TABLE_GAMES, build_table_game
 from ..rules.baccarat_edge import enumerate_decks
+from ..rules.money import format_ratio
 from ..rules.punto_banco import PuntoBanco
 from ..rules.roulette import Roulette
-from .edge_cmd import row_json
+from .edge_cmd import paid_text, row_json
 
 
 def handles(config: TableConfig) -> bool:
@@ -59,16 +61,36 @@ def _punto_banco(args: argparse.Namespace, game: PuntoBanco) -> int:
 
 
 def _paytable(args: argparse.Namespace, game) -> int:
-    """Games whose edge depends on how the hands are played: the paytable and why no single edge."""
+    """Games whose edge depends on how the hands are played: the paytable, why no single edge, and
+    what each payout actually pays at the least stake under the table's rounding."""
     doc = {"game": game.game, "rulebook": game.rulebook, "paytable": game.paytable(),
-           "edge": "depends on the players' and bankers' decisions; not a single exact figure"}
+           "edge": "depends on the players' and bankers' decisions; not a single exact figure",
+           "paid_at_least_stake": payouts_at_least(game)}
     if args.json:
         print(json.dumps(doc, indent=2))
         return 0
     print(f"{game.game} {game.rulebook}: {doc['edge']}")
     for bet, pays in doc["paytable"].items():
         print(f"  {bet:<30}{pays}")
+    print_payouts(doc["paid_at_least_stake"], game.rounding)
     return 0
+
+
+def payouts_at_least(game) -> list[dict]:
+    """Each payout of `game.payouts()` (name, ratio, least stake) as the exact win and the win paid."""
+    out = []
+    for name, ratio, stake in game.payouts():
+        paid, breakage = game.rounding.pay(stake * ratio)
+        out.append({"payout": name, "pays": format_ratio(ratio), "least_stake": stake, "exact": str(stake * ratio),
+                    "paid": paid, "paid_ratio": format_ratio(Fraction(paid, stake))})
+    return out
+
+
+def print_payouts(rows: list[dict], rounding) -> None:
+    print(f"  at the least stake, wins rounded {rounding.mode.value} to {rounding.unit} minor unit(s):")
+    for r in rows:
+        print(f"    {r['payout']:<28}{r['pays']:>7} on {r['least_stake']:>9}: exact {float(Fraction(r['exact'])):>12.2f}"
+              f"  paid {r['paid']:>10}  ({r['paid_ratio']})")
 
 
 def _print(args: argparse.Namespace, doc: dict, title: str) -> int:
@@ -81,10 +103,11 @@ def _print(args: argparse.Namespace, doc: dict, title: str) -> int:
 
 
 def _table(rows: list[dict]) -> None:
-    print(f"  {'bet':<14}{'pays':>7}  {'P(win)':>22} {'P(push)':>22}  {'edge %':>8} {'max':>10}")
+    print(f"  {'bet':<14}{'pays':>7}  {'P(win)':>22} {'P(push)':>22}  {'edge %':>8} {'max':>10}  {'least':>9} {'paid %':>8}")
     for r in rows:
         print(f"  {r['bet']:<14}{r['pays']:>7}  {float_text(r['p_win']):>22} {float_text(r['p_push']):>22}  "
-              f"{r['edge_pct']:>8.4f} {r['max'] if r['max'] is not None else '-':>10}")
+              f"{r['edge_pct']:>8.4f} {r['max'] if r['max'] is not None else '-':>10}  {paid_text(r)}")
+    print("  least: the least stake taken on the bet; paid %: the edge actually paid there under the rounding")
 
 
 def float_text(fraction: str) -> str:

@@ -8,7 +8,7 @@ from collections import Counter
 from fractions import Fraction
 
 from ..config import PaiKaoGame, load_config
-from ..games import build_dice_game
+from ..games import build_dice_game, build_table_game
 from ..rules.dice import all_faces
 from ..rules.edge import EdgeRow
 from ..rules.paikao import first_seat
@@ -38,7 +38,16 @@ def row_json(row: EdgeRow) -> dict:
     }
     if row.condition:
         out["condition"] = row.condition
+    if row.paid is not None:
+        out |= {"least_stake": row.paid.stake, "paid_edge": str(row.paid.edge), "paid_edge_pct": pct(row.paid.edge)}
     return out
+
+
+def paid_text(row: dict) -> str:
+    """The edge paid at the least stake, for the text tables ("-": no stake the table takes is under this row)."""
+    if "least_stake" not in row:
+        return f"{'-':>9} {'-':>8}"
+    return f"{row['least_stake']:>9} {row['paid_edge_pct']:>8.4f}"
 
 
 def seat_table() -> list[dict]:
@@ -56,13 +65,16 @@ def run(args: argparse.Namespace) -> int:
     if edge_cards.handles(config):
         return edge_cards.run(args, config)
     if isinstance(config.game, PaiKaoGame):
-        doc = {"game": "paikao", "rulebook": config.game.rulebook, "first_seat": seat_table()}
+        game = build_table_game(config, args.config)
+        doc = {"game": "paikao", "rulebook": config.game.rulebook, "first_seat": seat_table(),
+               "paid_at_least_stake": edge_cards.payouts_at_least(game)}
         if args.json:
             print(json.dumps(doc, indent=2))
         else:
             print(f"paikao {config.game.rulebook}: first seat by the four dice (0 = banker)")
             for s in doc["first_seat"]:
                 print(f"  seat {s['seat']}: {s['probability']:>10}  {s['pct']:8.4f}%")
+            edge_cards.print_payouts(doc["paid_at_least_stake"], game.rounding)
         return 0
     game = build_dice_game(config, args.config)
     rows = game.edge_rows()
@@ -70,12 +82,18 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"game": game.game, "rulebook": game.rulebook, "bets": [row_json(r) for r in rows]}, indent=2))
         return 0
     print(f"{game.game} {game.rulebook} — {args.config}")
-    print(f"{'bet':<18}{'pays':>7}  {'P(win)':>12} {'P(lose)':>12} {'P(push)':>10}  {'edge':>12} {'%':>8}  {'per throw %':>11}")
+    print(f"{'bet':<18}{'pays':>7}  {'P(win)':>12} {'P(lose)':>12} {'P(push)':>10}  {'edge':>12} {'%':>8}  "
+          f"{'per throw %':>11}  {'least':>9} {'paid %':>8}")
     for r in rows:
         name = r.bet + (f" {r.number}" if r.number is not None else "") + (" *" if r.condition else "")
         print(f"{name:<18}{r.pays:>7}  {str(r.p_win):>12} {str(r.p_lose):>12} {str(r.p_push):>10}  "
-              f"{str(r.edge):>12} {pct(r.edge):>8.4f}  {pct(r.edge_per_throw):>11.4f}")
+              f"{str(r.edge):>12} {pct(r.edge):>8.4f}  {pct(r.edge_per_throw):>11.4f}  {paid_text(row_json(r))}")
     for r in rows:
         if r.condition:
             print(f"  * {r.bet}: {r.condition} pays {r.pays}")
+    print(PAID_NOTE.format(unit=game.rounding.unit, mode=game.rounding.mode.value))
     return 0
+
+
+PAID_NOTE = ("  least: the least stake the table takes on the bet (minor units); paid %: the edge actually paid "
+             "there, wins rounded {mode} to {unit} minor unit(s)")

@@ -21,13 +21,15 @@ from ..config import PaiKaoGame, TableConfig
 from ..errors import InputFileError
 from ..games import TABLE_GAMES, build_table_game
 from ..rules.bets import Bet, BetOutcome
-from ..rules.errors import BetRefused, RulesError
+from ..rules.chemin_de_fer import ChemindeFer, ChemindeFerCoup
+from ..rules.errors import RulesError
 from ..rules.layout import Layout
 from ..rules.misdeal import DecisionNeeded, Misdeal, Remedy
+from ..rules.paikao_bank import PaiKaoBank
 from ..rules.paikao_game import PaiKao, PaiKaoRound
 from ..rules.roulette import Roulette, RouletteBet, spin_view
 from ..rules.shoe import Shoe
-from .settle_cmd import read_entries
+from .settle_cmd import check_at, place_entries, print_open, read_entries
 
 
 class CardBetEntry(Struct, forbid_unknown_fields=True):
@@ -50,26 +52,29 @@ def run(args: argparse.Namespace, config: TableConfig) -> int:
     game = build_table_game(config, args.config)
     entries = read_entries(args.bets, CardBetEntry, "bet")
     rounds = _read_rounds(args.throws)
-    for i, b in enumerate(entries):
-        if b.at >= len(rounds) + 1:
-            raise InputFileError(f"{args.bets}: bet {i} (at): index {b.at} is past the last {_noun(game)}")
+    check_at(entries, len(rounds), args.bets, _noun(game))
     play = _spin if isinstance(game, Roulette) else _tiles if isinstance(game, PaiKao) else _coup
     # One shoe for the whole file (its composition is tracked); burns are not part of the input.
     shoe = game.new_shoe(burns=False) if hasattr(game, "new_shoe") else None
-    layout = Layout(game)
+    # P'ai Kao: the bank from deal to deal (Art. 4.1 two deals at most, Art. 4.9 capital not reduced).
+    layout = Layout(PaiKaoBank(game) if isinstance(game, PaiKao) else game)
     report = []
     for index, item in enumerate(rounds):
-        placed = _place(layout, [e for e in entries if e.at == index])
+        if isinstance(game, PaiKao) and isinstance(item, dict) and item.get("others_agree") is True:
+            layout.game.others_agree = True  # Art. 4.1: the other seven seats agree to a third deal
+        placed = place_entries(layout, [e for e in entries if e.at == index], _bet_of)
         step = {_noun(game): index, "placed": placed}
         step |= play(game, layout, item, f"{args.throws}: {_noun(game)} {index}", shoe)
         report.append(step)
-    _place(layout, [e for e in entries if e.at == len(rounds)])
+    after_last = place_entries(layout, [e for e in entries if e.at == len(rounds)], _bet_of)
     open_after = [{"ticket": b.ticket, "bet": b.bet, "stake": b.stake} for b in layout.bets]
-    doc = {"game": game.game, "rulebook": game.rulebook, f"{_noun(game)}s": report, "open": open_after}
+    doc = {"game": game.game, "rulebook": game.rulebook, f"{_noun(game)}s": report,
+           "placed_after_last": after_last, "open": open_after}
     if args.json:
         print(json.dumps(doc, indent=2))
     else:
-        _print(game, report, open_after)
+        _print(game, report)
+        print_open(after_last, open_after, _noun(game))
     return 0
 
 
@@ -93,17 +98,6 @@ def _bet_of(entry: CardBetEntry) -> Bet:
     if entry.numbers:
         return RouletteBet(entry.ticket, entry.bet, entry.stake, entry.owner, entry.number, tuple(entry.numbers))
     return Bet(entry.ticket, entry.bet, entry.stake, entry.owner, entry.number)
-
-
-def _place(layout: Layout, entries: list[CardBetEntry]) -> list[dict]:
-    placed = []
-    for entry in entries:
-        try:
-            layout.place(_bet_of(entry))
-            placed.append({"ticket": entry.ticket, "accepted": True})
-        except BetRefused as exc:
-            placed.append({"ticket": entry.ticket, "accepted": False, "reason": exc.reason.value, "message": exc.message})
-    return placed
 
 
 def outcome_view(o: BetOutcome) -> dict:
@@ -134,9 +128,11 @@ def _spin(game: Roulette, layout: Layout, item, where: str, shoe) -> dict:
 
 def _tiles(game: PaiKao, layout: Layout, item, where: str, shoe) -> dict:
     """A deal: {"dice": [4 faces] or "order": [8 seats], "tiles": [32 tiles in dealing order, "6-6" or
-    {"tile": "6-6", "face_up": true}], "hands": {"seat": [one of its two pairs]}, "void": reason}."""
-    if not isinstance(item, dict) or set(item) - {"dice", "order", "tiles", "hands", "void"}:
-        raise InputFileError(f"{where}: a deal is {{\"dice\" or \"order\", \"tiles\", \"hands\", \"void\"?}}")
+    {"tile": "6-6", "face_up": true}], "hands": {"seat": [one of its two pairs]}, "void": reason,
+    "others_agree": true (Art. 4.1: a third deal for the same banker)}."""
+    if not isinstance(item, dict) or set(item) - {"dice", "order", "tiles", "hands", "void", "others_agree"}:
+        raise InputFileError(f"{where}: a deal is {{\"dice\" or \"order\", \"tiles\", \"hands\", \"void\"?, "
+                             f"\"others_agree\"?}}")
     try:
         round_ = PaiKaoRound(item.get("dice"), order=item.get("order")) if item.get("dice") or item.get("order") else None
     except (RulesError, ValueError, TypeError) as exc:
@@ -169,6 +165,7 @@ def _tiles(game: PaiKao, layout: Layout, item, where: str, shoe) -> dict:
         outcomes = game.settle(round_, layout.bets)
     except RulesError as exc:
         raise InputFileError(f"{where}: {exc}") from None
+    layout.game.deal_settled(layout.bets, outcomes)
     layout.bets = []
     step = {"void": round_.is_void, "misdeals": misdeals, "outcomes": [outcome_view(o) for o in outcomes]}
     if round_.is_void:
@@ -180,20 +177,33 @@ def _tiles(game: PaiKao, layout: Layout, item, where: str, shoe) -> dict:
 
 # --- card games -------------------------------------------------------------------------------------
 
-def _events(item, where: str) -> tuple[list, str | None]:
+def _events(item, where: str) -> tuple[list, str | None, bool]:
+    """(events, void reason, banco) of one coup."""
     if isinstance(item, list):
-        return item, None
+        return item, None, False
     if isinstance(item, dict) and isinstance(item.get("events", []), list):
-        unknown = set(item) - {"events", "void"}
+        unknown = set(item) - {"events", "void", "banco"}
         if unknown:
             raise InputFileError(f"{where}: unknown key(s) {sorted(unknown)}")
-        return item.get("events", []), item.get("void")
-    raise InputFileError(f"{where}: a coup is a list of events or {{\"events\": [...], \"void\": reason}}")
+        return item.get("events", []), item.get("void"), item.get("banco") is True
+    raise InputFileError(f"{where}: a coup is a list of events or {{\"events\": [...], \"void\": reason, "
+                         f"\"banco\": true}}")
+
+
+def _new_coup(game, layout: Layout, shoe: Shoe | None, banco: bool, where: str):
+    if banco:
+        if not isinstance(game, ChemindeFer):
+            raise InputFileError(f"{where}: a banco is a chemin de fer coup (I.45, I.70)")
+        try:
+            return game.new_coup(shoe, banco=layout.bets)
+        except RulesError as exc:
+            raise InputFileError(f"{where}: {exc}") from None
+    return game.new_coup(shoe, layout.bets) if game.coup_takes_bets else game.new_coup(shoe)
 
 
 def _coup(game, layout: Layout, item, where: str, shoe: Shoe | None) -> dict:
-    events, void_reason = _events(item, where)
-    coup = game.new_coup(shoe, layout.bets) if game.coup_takes_bets else game.new_coup(shoe)
+    events, void_reason, banco = _events(item, where)
+    coup = _new_coup(game, layout, shoe, banco, where)
     misdeals = []
     for n, event in enumerate(events):
         if coup.is_void:
@@ -217,7 +227,7 @@ def _coup(game, layout: Layout, item, where: str, shoe: Shoe | None) -> dict:
     if coup.is_void:
         step["reason"] = f"{coup.void_reason} ({coup.void_article})"
     else:
-        step["coup_result"] = coup.result().view()
+        step["coup_result"] = coup.view() if isinstance(coup, ChemindeFerCoup) else coup.result().view()
         if hasattr(game, "settle_at_once"):
             step["paid_at_once"] = [o.bet.ticket for o in game.settle_at_once(coup)]
     return step
@@ -238,9 +248,17 @@ def _apply(coup, event, where: str) -> None:
             coup.decide(**event)
         except TypeError:
             raise InputFileError(f"{where}: a decision takes {_decision_keys(coup)}, got {sorted(event)}") from None
+    elif isinstance(event, dict) and "fault" in event and isinstance(coup, ChemindeFerCoup):
+        extra = set(event) - {"fault", "cards", "reconstitute", "holder"}
+        if extra or not isinstance(event.get("cards", []), list):
+            raise InputFileError(f"{where}: a fault is {{\"fault\", \"cards\"?: [...], \"reconstitute\"?, "
+                                 f"\"holder\"?}}, got {event!r}")
+        coup.fault(event["fault"], cards=tuple(event.get("cards", [])), reconstitute=event.get("reconstitute") is True,
+                   holder=event.get("holder"))
     else:
-        raise InputFileError(f"{where}: an event is a card (\"9S\", {{\"card\": ..., \"to\": ...}}), \"CUT\" "
-                             f"or a decision {{\"decision\": ...}}, got {event!r}")
+        raise InputFileError(f"{where}: an event is a card (\"9S\", {{\"card\": ..., \"to\": ...}}), \"CUT\", "
+                             f"a decision {{\"decision\": ...}} or (chemin de fer) a fault {{\"fault\": ...}}, "
+                             f"got {event!r}")
 
 
 def _decision_keys(coup) -> list[str]:
@@ -249,16 +267,18 @@ def _decision_keys(coup) -> list[str]:
 
 def _remedy(coup, event, m: Misdeal, where: str) -> None:
     """Apply what the regulation says after a misdeal, as the dealer would."""
-    if isinstance(m, DecisionNeeded):
+    if isinstance(m, DecisionNeeded) and m.remedy is not Remedy.HOLD_FOR_NEXT:
         raise InputFileError(f"{where}: {m.message}: the decision is missing from the coup's events")
     card = event["card"] if isinstance(event, dict) else event
     if m.remedy is Remedy.CORRECT_AT_ONCE and m.due is not None and m.due.to is not None:
         coup.deal(card, m.due.to, face_up=bool(isinstance(event, dict) and event.get("face_up")))
+    elif m.remedy is Remedy.HOLD_FOR_NEXT:
+        coup.hold(card)  # V.18: unseen, for the next box that asks (a turned card comes as "face_up")
     elif m.remedy is Remedy.BURN_CARD:
         coup.discard(card)
 
 
-def _print(game, report: list[dict], open_after: list[dict]) -> None:
+def _print(game, report: list[dict]) -> None:
     noun = _noun(game)
     for step in report:
         for p in step["placed"]:
@@ -279,4 +299,3 @@ def _print(game, report: list[dict], open_after: list[dict]) -> None:
             extra = f" breakage {o['breakage']}" if o["breakage"] != "0" else ""
             print(f"  {o['ticket']:<10} {o['bet']:<12} {o['result']:<8} stake {o['stake']:>8} paid {o['paid']:>8} "
                   f"returned {o['returned']:>8} kept {o['kept']:>8}{extra}")
-    print(f"open after the last {noun}: {len(open_after)} bet(s)" + "".join(f"\n  {b['ticket']} {b['bet']} {b['stake']}" for b in open_after))

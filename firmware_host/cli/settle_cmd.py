@@ -29,11 +29,13 @@ class BetEntry(Struct, forbid_unknown_fields=True):
 
 
 class ThrowEntry(Struct, forbid_unknown_fields=True):
-    """One throw in throws.json: the faces, or a void throw with its reason."""
+    """One throw in throws.json: the faces, or a void throw with its reason; `dealer_touched`: the
+    dealer touched the dice before announcing (banca francesa IV.7 d: winners paid, nobody loses)."""
 
     faces: list[int] = []
     void: bool = False
     reason: str | None = None
+    dealer_touched: bool = False
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -78,25 +80,23 @@ def run(args: argparse.Namespace) -> int:
             raise InputFileError(f"{args.throws}: throw {i}: {game.game} throws {game.n_dice} dice, got {t.faces}")
         if not t.void and any(not 1 <= f <= 6 for f in t.faces):
             raise InputFileError(f"{args.throws}: throw {i}: faces are 1 to 6, got {t.faces}")
-    for i, b in enumerate(bets):
-        if b.at > len(throws):
-            raise InputFileError(f"{args.bets}: bet {i} (at): throw index {b.at} is past the last throw")
+        if t.dealer_touched and game.touched_dice_losers is None:
+            raise InputFileError(f"{args.throws}: throw {i} (dealer_touched): {game.game} has no such rule "
+                                 f"(banca francesa IV.7 d); void or settle the throw")
+    check_at(bets, len(throws), args.bets, "throw")
     table = DiceTable(game)
     report = []
     for index, throw in enumerate(throws):
-        placed = []
-        for entry in (b for b in bets if b.at == index):
-            bet = Bet(entry.ticket, entry.bet, entry.stake, entry.owner, entry.number)
-            try:
-                table.place(bet)
-                placed.append({"ticket": bet.ticket, "accepted": True})
-            except BetRefused as exc:
-                placed.append({"ticket": bet.ticket, "accepted": False, "reason": exc.reason.value, "message": exc.message})
+        placed = place_entries(table, [b for b in bets if b.at == index], bet_of)
         step = {"throw": index, "placed": placed, "state_before": game.state_view(table.state)}
         if throw.void:
             step |= {"void": True, "reason": throw.reason, "outcomes": []}
+            if throw.reason in game.void_reasons:
+                step["article"] = game.void_reasons[throw.reason]
         else:
-            result = table.throw(tuple(throw.faces))
+            result = table.throw(tuple(throw.faces), dealer_touched=throw.dealer_touched)
+            if throw.dealer_touched:
+                step["dealer_touched"] = True
             step |= {"faces": list(result.faces), "total": sum(result.faces), "outcomes": [
                 {"ticket": o.bet.ticket, "bet": o.bet.bet, "number": o.bet.number, "owner": o.bet.owner,
                  "stake": o.bet.stake, "result": o.result.value, "paid": o.paid, "returned": o.returned,
@@ -104,16 +104,19 @@ def run(args: argparse.Namespace) -> int:
                 for o in result.outcomes()]}
         step["state_after"] = game.state_view(table.state)
         report.append(step)
+    after_last = place_entries(table, [b for b in bets if b.at == len(throws)], bet_of)
     open_after = [{"ticket": b.ticket, "bet": b.bet, "stake": b.stake} for b in table.open_bets.bets]
     if args.json:
-        print(json.dumps({"game": game.game, "rulebook": game.rulebook, "throws": report, "open": open_after}, indent=2))
+        print(json.dumps({"game": game.game, "rulebook": game.rulebook, "throws": report,
+                          "placed_after_last": after_last, "open": open_after}, indent=2))
         return 0
     for step in report:
         for p in step["placed"]:
             if not p["accepted"]:
                 print(f"  refused {p['ticket']}: {p['reason']}: {p['message']}")
         if step.get("void"):
-            print(f"throw {step['throw']}: void ({step['reason'] or 'no reason given'}) — nothing settled")
+            article = f", {step['article']}" if "article" in step else ""
+            print(f"throw {step['throw']}: void ({step['reason'] or 'no reason given'}{article}) — nothing settled")
             continue
         print(f"throw {step['throw']}: {'-'.join(map(str, step['faces']))} = {step['total']}  "
               f"state {step['state_before']} -> {step['state_after']}")
@@ -123,5 +126,40 @@ def run(args: argparse.Namespace) -> int:
             extra = f" breakage {o['breakage']}" if o["breakage"] != "0" else ""
             print(f"  {o['ticket']:<10} {o['bet']:<12} {o['result']:<5} stake {o['stake']:>8} paid {o['paid']:>8} "
                   f"returned {o['returned']:>8} kept {o['kept']:>8}{extra}")
-    print(f"open after the last throw: {len(open_after)} bet(s)" + "".join(f"\n  {b['ticket']} {b['bet']} {b['stake']}" for b in open_after))
+    print_open(after_last, open_after, "throw")
     return 0
+
+
+def check_at(entries: list, rounds: int, path: str, noun: str) -> None:
+    """`at` runs from 0 (before the first throw / coup / spin) to `rounds` (after the last: the bet
+    is placed and stays open); beyond that the file is wrong."""
+    for i, entry in enumerate(entries):
+        if entry.at > rounds:
+            raise InputFileError(f"{path}: bet {i} (at): index {entry.at} is past the last {noun} "
+                                 f"(0 to {rounds}; {rounds}: placed after the last {noun})")
+
+
+def place_entries(book, entries: list, make_bet) -> list[dict]:
+    """Place each entry's bet on `book` (a DiceTable or a Layout); every bet is reported, accepted
+    or refused with its reason: none is dropped."""
+    placed = []
+    for entry in entries:
+        bet = make_bet(entry)
+        try:
+            book.place(bet)
+            placed.append({"ticket": bet.ticket, "accepted": True})
+        except BetRefused as exc:
+            placed.append({"ticket": bet.ticket, "accepted": False, "reason": exc.reason.value, "message": exc.message})
+    return placed
+
+
+def print_open(after_last: list[dict], open_after: list[dict], noun: str) -> None:
+    for p in after_last:
+        print(f"  placed after the last {noun}: {p['ticket']} " +
+              ("accepted" if p["accepted"] else f"refused: {p['reason']}: {p['message']}"))
+    print(f"open after the last {noun}: {len(open_after)} bet(s)" +
+          "".join(f"\n  {b['ticket']} {b['bet']} {b['stake']}" for b in open_after))
+
+
+def bet_of(entry: BetEntry) -> Bet:
+    return Bet(entry.ticket, entry.bet, entry.stake, entry.owner, entry.number)

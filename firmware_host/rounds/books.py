@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ..rules.bets import Bet, BetOutcome, Result
+from ..rules.bets import Bet, BetOutcome, Moment, Result
 from ..rules.dice_game import DiceGame, DiceTable
 from ..rules.layout import Layout
 from ..rules.payout import returned
@@ -45,8 +45,8 @@ class DiceBook:
     def place(self, bet: Bet) -> None:
         self.table.place(bet)
 
-    def withdraw(self, ticket: str) -> BetOutcome:
-        return self.table.withdraw(ticket)
+    def withdraw(self, ticket: str, moment: Moment = Moment.BETTING) -> BetOutcome:
+        return self.table.withdraw(ticket, moment)
 
     def bets(self) -> list[Bet]:
         return list(self.table.open_bets.bets)
@@ -118,8 +118,8 @@ class LayoutBook:
     def place(self, bet: Bet) -> None:
         self.layout.place(bet)
 
-    def withdraw(self, ticket: str) -> BetOutcome:
-        return self.layout.withdraw(ticket)
+    def withdraw(self, ticket: str, moment: Moment = Moment.BETTING) -> BetOutcome:
+        return self.layout.withdraw(ticket, moment)
 
     def bets(self) -> list[Bet]:
         return list(self.layout.bets)

@@ -24,6 +24,7 @@ from typing import Any, Callable
 
 import msgspec
 
+from ..clock import utc_after
 from ..journal import Journal, Transaction
 from ..mqtt.contract import EventPayload, TableState, Topics
 from ..mqtt.broker_watch import utc_now
@@ -202,11 +203,16 @@ class RoundEngine:
     # --- journal + publish helpers -----------------------------------------------------------------
     def publish_state(self, txn: Transaction) -> None:
         view = self.family.state_view()
+        betting = self.phase is Phase.BETTING
+        closes = None
+        if betting and self.deadline is not None:  # boards count down to it (docs/mqtt.md, `state`)
+            closes = utc_after(txn.utc, max(0.0, self.deadline - self.clock.monotonic()))
         txn.publish(self.topics.state, TableState(
             table=self.settings.table_id, seq=0, utc=txn.utc, game=self.settings.game, rulebook=self.settings.rulebook,
             currency=self.settings.currency, phase=self.phase.value, round=self.round,
             round_id=round_id(self.settings.table_id, self.round) if self.round else "", attempt=self.attempt,
-            betting_open=self.phase is Phase.BETTING, last_coup=bool(view.pop("last_coup", False)), game_state=view,
+            betting_open=betting, betting_closes=closes, betting_seconds=self.betting_seconds(),
+            last_coup=bool(view.pop("last_coup", False)), game_state=view,
             open_bets=len(self.book), devices=dict(self.health), limits=self.settings.limits,
             broker=dict(self.broker)), retain=True)
 
@@ -246,23 +252,27 @@ class RoundEngine:
         self.round_open = True
         self.pending = None
         self.phase = Phase.BETTING
+        self.start_betting_timer()  # before the state: it says when betting closes
         with self.journal.transaction() as txn:
             txn.record("round_opened", {"round": self.round, "game_state": self.family.state_data()}, round=self.round)
             txn.record("phase", {"phase": Phase.BETTING.value, "attempt": 1}, round=self.round)
             self.event("bets_open", txn=txn)
             self.publish_state(txn)
-        self.start_betting_timer()
         self.devices.phase_changed(Phase.BETTING.value, self.round, self.attempt)
         self.checkpoint("round_opened", self.round)
 
+    def betting_seconds(self) -> float:
+        """How long betting stays open before the timer closes it; 0 when only the dealer closes it."""
+        return self.settings.betting_seconds if self.family.timer_closes_betting else 0.0
+
     def start_betting_timer(self) -> None:
-        seconds = self.settings.betting_seconds
-        self.deadline = self.clock.monotonic() + seconds if seconds > 0 and self.family.timer_closes_betting else None
+        seconds = self.betting_seconds()
+        self.deadline = self.clock.monotonic() + seconds if seconds > 0 else None
 
     def reopen_betting(self, why: str) -> None:
         """Bets may be changed again inside the round (cussec after a void: 004 §VII.6)."""
-        self.set_phase(Phase.BETTING, event="bets_open", detail={"reopened": why})
         self.start_betting_timer()
+        self.set_phase(Phase.BETTING, event="bets_open", detail={"reopened": why})
 
     def close_betting(self, *, who: str | None = None, source: str = "console") -> None:
         self.deadline = None

@@ -104,8 +104,8 @@ def _inside_round(engine: RoundEngine, phase: Phase, reading: dict | None) -> st
         if phase is Phase.PREPARING:
             engine.set_phase(Phase.PREPARING)
         else:
-            engine.set_phase(Phase.BETTING)
             engine.start_betting_timer()
+            engine.set_phase(Phase.BETTING)
         return f"round {rnd}: betting resumed with {len(engine.book)} bets"
     if reading is not None and phase in (Phase.READING, Phase.CONFIRMING, Phase.SETTLING):
         outcome = engine.family.outcome_from(reading["fields"])

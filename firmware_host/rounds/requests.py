@@ -22,6 +22,7 @@ from ..journal import MessageProperties, Transaction
 from ..mqtt.contract import (BadRequest, BetRequest, BetResponse, ConsoleRequest, ConsoleResponse, RecallRequest,
                              RecallResponse, WithdrawRequest, decode_request)
 from ..mqtt.identity import Reply
+from ..rules.bets import Moment
 from ..rules.errors import BetRefused, RefusalReason
 from .books import bet_view
 from .gate import TableRequest
@@ -143,7 +144,10 @@ def withdraw(engine, txn: Transaction, request: WithdrawRequest, user: str, dige
     earlier = engine.registry.withdrawal_answer(request.ticket, digest)
     if earlier is not None:
         return earlier
-    if engine.phase is not Phase.BETTING:
+    # A withdrawal after "no more bets", before the throw, goes on to the rules core, which allows only
+    # what the rule book does (craps odds until the decision, Portugal 1995 VI.11.1), betting_closed else.
+    late = engine.phase is Phase.NO_MORE_BETS
+    if engine.phase is not Phase.BETTING and not late:
         return Answer(False, RefusalReason.BETTING_CLOSED.value,
                       f"bets are accepted only while betting is open (phase {engine.phase.value})", engine.round)
     book = engine.book
@@ -151,7 +155,7 @@ def withdraw(engine, txn: Transaction, request: WithdrawRequest, user: str, dige
     if owner is not None and owner != request.owner:
         return Answer(False, NOT_AUTHORISED, f"ticket {request.ticket} is not {request.owner}'s bet", engine.round)
     try:
-        outcome = book.withdraw(request.ticket)
+        outcome = book.withdraw(request.ticket, Moment.BEFORE_DECISION if late else Moment.BETTING)
     except BetRefused as exc:
         return Answer(False, exc.reason.value, exc.message, engine.round)
     txn.record("bet_withdrawn", {"ticket": request.ticket, "owner": request.owner, "returned": outcome.returned,

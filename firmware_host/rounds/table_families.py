@@ -3,7 +3,8 @@
 Roulette (004 §IX, X): after "no more bets" the ball is spinning; the wheel reports the number
 and the ball's direction. A no-spin or void spin (X.16) is announced, the ball goes back on the
 previous number and the wheel spins again with the bets as they are; the ball must alternate
-direction (X.15), checked here as well as by the wheel.
+direction (X.15), checked here as well as by the wheel. A valid spin that went the same way as the
+last result (a relaunch between them went the other way) is a supervisor notice on `events`.
 
 Punto banco (004 §II, III): every card out of the shoe goes through the rules core's dealing
 validator. A misdeal is announced and the table is held until the dealer corrects it (confirm)
@@ -39,16 +40,19 @@ class RouletteFamily(Family):
         self.rules = rules
         self.last_number: int | None = None
         self.last_direction: str | None = None
+        self.last_result_direction: str | None = None
 
     def state_view(self) -> dict[str, Any]:
         return {"wheel": self.rules.wheel_name, "last_number": self.last_number, "last_direction": self.last_direction}
 
     def state_data(self) -> Any:
-        return {"last_number": self.last_number, "last_direction": self.last_direction}
+        return {"last_number": self.last_number, "last_direction": self.last_direction,
+                "last_result_direction": self.last_result_direction}
 
     def restore_state(self, data: Any) -> None:
         if isinstance(data, dict):
             self.last_number, self.last_direction = data.get("last_number"), data.get("last_direction")
+            self.last_result_direction = data.get("last_result_direction")
 
     def betting_closed(self) -> None:
         self.engine.expect_reading(Phase.SPINNING)
@@ -76,6 +80,8 @@ class RouletteFamily(Family):
         if reason:
             self.engine.reading(None, {}, void_reason=reason, evidence=item.evidence, detail=back_on)
             return
+        if item.direction and item.direction == self.last_result_direction:
+            self.engine.event("direction_not_alternated", {"direction": item.direction, "attempt": self.engine.attempt})
         fields = {"number": item.number, "outcome": {**spin_view(item.number), "direction": item.direction}}
         self.engine.reading((item.number, item.direction), fields, evidence=item.evidence)
 
@@ -84,8 +90,8 @@ class RouletteFamily(Family):
         self.engine.expect_reading(Phase.SPINNING)
 
     def settle(self, outcome: tuple[int, str | None]) -> list:
-        number, _ = outcome
-        self.last_number = number
+        number, direction = outcome
+        self.last_number, self.last_result_direction = number, direction
         return self.book.settle_with(self.rules.settle(number, self.book.bets()))
 
     def outcome_from(self, fields: dict) -> Any:

@@ -16,7 +16,11 @@ import numpy as np
 
 from .bets import Bet, BetOutcome, Result
 from .errors import RulebookError
-from .money import RoundingRule, format_ratio, round_units
+from .money import MAX_RATIO_TERM, RoundingRule, format_ratio, round_units
+
+# A win ratio's numerator may be a "x:y" term times three (a cussec prize on three dice, VII.8 c, e);
+# with stakes bounded by stakes.MAX_AMOUNT no int64 product in `settle` can overflow (stakes.py).
+MAX_WIN_NUMERATOR = 3 * MAX_RATIO_TERM
 
 # Result codes in the tables (int8).
 STAY, WIN, LOSE, PUSH = 0, 1, 2, 3
@@ -77,6 +81,9 @@ def build_kind(
             if code == WIN:
                 if ratio is None or ratio <= 0:
                     raise RulebookError(f"bet {bet}: a win needs a positive ratio")
+                if ratio.numerator > MAX_WIN_NUMERATOR or ratio.denominator > MAX_RATIO_TERM:
+                    raise RulebookError(f"bet {bet}: a win of {format_ratio(ratio)} is beyond the bounds of a payout "
+                                        f"ratio (x up to {MAX_WIN_NUMERATOR}, y up to {MAX_RATIO_TERM})")
                 num[state, o], den[state, o] = ratio.numerator, ratio.denominator
     multi_roll = bool((action[list(states)] == STAY).any())
     for arr in (action, num, den, nxt):
@@ -100,11 +107,13 @@ class BetTable:
     def __init__(self, kinds: Iterable[BetKind]) -> None:
         self.kinds: list[BetKind] = list(kinds)
         self.index: dict[tuple[str, int | None], int] = {}
+        self._first: dict[str, int] = {}
         for i, kind in enumerate(self.kinds):
             key = (kind.bet, kind.number)
             if key in self.index:
                 raise RulebookError(f"bet {kind.bet} is defined twice")
             self.index[key] = i
+            self._first.setdefault(kind.bet, i)
         self.bet_ids = sorted({k.bet for k in self.kinds})
         n_states = max(k.action.shape[0] for k in self.kinds)
 
@@ -130,6 +139,10 @@ class BetTable:
     def kind_of(self, bet: str, number: int | None = None) -> int | None:
         """Index of the kind for a bet id (and number, for numbered bets), or None."""
         return self.index.get((bet, number))
+
+    def index_of_bet(self, bet: str) -> int:
+        """Index of the first kind of a bet id (numbered bets share everything but their number)."""
+        return self._first[bet]
 
 
 class OpenBets:
@@ -259,6 +272,18 @@ class Settlement:
     breakage_num: np.ndarray  # breakage = breakage_num / breakage_den minor units
     breakage_den: np.ndarray
     state: np.ndarray  # each bet's state after the throw (its point, for craps line bets)
+
+    def losers_spared(self, before: np.ndarray, *, stay: bool) -> Settlement:
+        """The same throw with no bet lost: winners are paid, every losing bet stays on the layout in
+        its state `before` (`stay`) or has its stake returned (banca francesa IV.7 d)."""
+        lose = self.code == LOSE
+        if stay:
+            return Settlement(self.bets, np.where(lose, STAY, self.code), self.paid, np.where(lose, 0, self.returned),
+                              np.where(lose, 0, self.kept), self.breakage_num, self.breakage_den,
+                              np.where(lose, before, self.state))
+        stakes = np.array([b.stake for b in self.bets], dtype=np.int64)
+        return Settlement(self.bets, np.where(lose, PUSH, self.code), self.paid, np.where(lose, stakes, self.returned),
+                          np.where(lose, 0, self.kept), self.breakage_num, self.breakage_den, self.state)
 
     def outcomes(self) -> list[BetOutcome]:
         """One `BetOutcome` per bet (materialised on demand; settlement itself stays in arrays)."""

@@ -15,9 +15,8 @@ from fractions import Fraction as F
 from .bets import Bet, BetOutcome
 from .blackjack_deal import BlackjackCoup, Box
 from .blackjack_hand import Hand, is_bonus
-from .dice_game import Limits
+from .stakes import Limits
 from .errors import BetRefused, RefusalReason, RulebookError
-from .layout import check_stake
 from .misdeal import CoupNotFinished
 from .money import RoundingRule
 from .payout import lose, prize, push, returned, win
@@ -34,16 +33,15 @@ class Blackjack:
     coup_takes_bets = True
 
     def __init__(self, rulebook: str, limits: Limits, rounding: RoundingRule = RoundingRule(), *, decks: int = 6,
-                 boxes: int = 7, dealer_blackjack_takes: str = "all", minor_units_per_unit: int = 100) -> None:
+                 boxes: int = 7, dealer_blackjack_takes: str = "all", resplit_aces: bool = True,
+                 minor_units_per_unit: int = 100) -> None:
         if rulebook != "portugal-1995":
             raise RulebookError(f"blackjack has rule book 'portugal-1995' only, not {rulebook!r}")
         if boxes not in (6, 7):
             raise RulebookError(f"a blackjack table has 6 or 7 boxes (V.2), not {boxes}")
         if dealer_blackjack_takes not in ("all", "original"):
             raise RulebookError(f"dealer_blackjack_takes is 'all' or 'original', not {dealer_blackjack_takes!r}")
-        for bet in limits.per_bet_maximum:
-            if bet != "box":
-                raise RulebookError(f"limits name bet {bet!r}; blackjack bets are 'box' bets")
+        limits.check_bets_named(("box",), "blackjack (its bets are 'box' bets)")
         self.rulebook = rulebook
         self.limits = limits
         self.rounding = rounding
@@ -51,7 +49,10 @@ class Blackjack:
         self.boxes = boxes
         self.shoe_rules = blackjack_shoe(decks)
         self.dealer_blackjack_takes = dealer_blackjack_takes
+        self.resplit_aces = resplit_aces  # V.27 excludes no pair from splitting again (V.26 limits the cards drawn)
         self.maximum = min(limits.maximum_for("box"), MAX_RATIO * limits.minimum)
+        # V.14: the minimum or multiples of it; the box's bets together at most the maximum (V.15, V.37).
+        self.box_rule = limits.rule("box", None, multiple=True, why="Portugal 1995 V.14")
         self.minor_units_per_unit = minor_units_per_unit
 
     # --- bets ---------------------------------------------------------------------------------------
@@ -60,7 +61,7 @@ class Blackjack:
             raise BetRefused(RefusalReason.UNKNOWN_BET, f"blackjack bets are 'box' bets with the box number, not {bet.bet!r}")
         if isinstance(bet.number, bool) or not isinstance(bet.number, int) or not 1 <= bet.number <= self.boxes:
             raise BetRefused(RefusalReason.MALFORMED, f"a box bet names box 1 to {self.boxes} (V.2), got {bet.number!r}")
-        check_stake(bet, [], self.limits.minimum, None)
+        self.box_rule.check(bet)
         total = bet.stake + sum(b.stake for b in placed if b.number == bet.number)
         if total > self.maximum:
             raise BetRefused(RefusalReason.OVER_MAXIMUM, f"box {bet.number} would total {total}, over the maximum "
@@ -74,7 +75,8 @@ class Blackjack:
         return Shoe(blackjack_shoe(self.decks, players), burns=burns)
 
     def new_coup(self, shoe: Shoe | None, bets: list[Bet], *, holders: dict[int, str] | None = None) -> BlackjackCoup:
-        return BlackjackCoup(shoe if shoe is not None else self.new_shoe(burns=False), bets, holders=holders)
+        return BlackjackCoup(shoe if shoe is not None else self.new_shoe(burns=False), bets, holders=holders,
+                             resplit_aces=self.resplit_aces)
 
     # --- settlement ---------------------------------------------------------------------------------------
     def settle(self, coup: BlackjackCoup, bets: list[Bet]) -> list[BetOutcome]:
@@ -143,6 +145,11 @@ class Blackjack:
     def paytable(self) -> dict[str, str]:
         return {"box": "1:1", "blackjack": "3:2 (V.21)", "even money": "1:1 (V.34)", "insurance": "2:1 (V.33)",
                 "bonus 6-7-8 suited / 7-7-7": "3 x the stake, at once (V.35)", "surrender": "half the stake (V.36)"}
+
+    def payouts(self) -> list[tuple[str, F, int]]:
+        """(payout, ratio, least stake) for `tablehw edge`: what the least box stake is paid."""
+        least = self.box_rule.least
+        return [("box (V.23)", F(1), least), ("blackjack (V.21)", F(3, 2), least), ("even money (V.34)", F(1), least)]
 
     def describe_result(self, view: dict) -> str:
         d = view["dealer"]

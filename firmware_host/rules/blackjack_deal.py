@@ -6,7 +6,10 @@ even money are offered (V.33-34) until the console closes them. Boxes then play 
 each hand by the decisions of the box holder (V.15-16): hit, stand (only above 11, V.18), double
 on 9-11 (V.29-32), split equal values (V.26-27), surrender (V.36). The dealer then draws to 17,
 standing on soft 17 (V.6, V.19), when a hand is still waiting for him. A decision the rules
-forbid is refused with the article; a card nobody asked for is discarded (V.18-19).
+forbid is refused with the article. A card drawn against a player's wish, still face down, is held
+for the next box that asks for a card, or the dealer; turned, it is discarded (V.18); a card the
+dealer draws at 17 or more is discarded (V.19). Split aces take one card each (V.26); an ace drawn to
+a split ace may be split again (V.27, `resplit_aces`).
 """
 
 from __future__ import annotations
@@ -51,9 +54,12 @@ class BlackjackCoup(ShoeCoup):
     """One blackjack coup for the boxes that have bets."""
 
     article = "Portugal 1995 V.17-19"
-    decision_article = "Portugal 1995 V.18"  # a card drawn against the player's wish is discarded
+    decision_article = "Portugal 1995 V.18"  # a card drawn against the player's wish: to the next who asks
 
-    def __init__(self, shoe: Shoe, bets: list[Bet], *, holders: dict[int, str] | None = None) -> None:
+    def __init__(self, shoe: Shoe, bets: list[Bet], *, holders: dict[int, str] | None = None,
+                 resplit_aces: bool = True) -> None:
+        """`resplit_aces`: a split ace that draws another ace may split again (V.27, the default reading)."""
+        self.resplit_aces = resplit_aces
         by_box: dict[int, list[Bet]] = {}
         for bet in bets:
             if bet.bet == "box":
@@ -136,6 +142,8 @@ class BlackjackCoup(ShoeCoup):
         hand = box.hands[i]
         two = len(hand.cards) == 2
         if play == "hit":
+            if hand.split_aces:
+                return "split aces take one card each (V.26)"
             return "a hand at 21 takes no more cards (V.18)" if hand.total >= 21 else None
         if play == "stand":
             return f"a player stands only above 11, this hand has {hand.total} (V.18)" if hand.total <= 11 else None
@@ -150,6 +158,8 @@ class BlackjackCoup(ShoeCoup):
         if play == "split":
             if not two or blackjack_value(hand.cards[0]) != blackjack_value(hand.cards[1]):
                 return "only two cards of the same value split (V.26-27)"
+            if hand.split_aces and not hand.aces_to_resplit:
+                return "split aces take one card each and this table does not split them again (V.26)"
             return None
         if play == "surrender":
             if self.up_card.rank == "A":
@@ -177,13 +187,21 @@ class BlackjackCoup(ShoeCoup):
         box.hands[i].cards.append(card)
         box.hands[i].asked = False
 
-    def _misplaced(self, card: Card, to: str, due: Due) -> Misdeal:
+    def _misplaced(self, card: Card, to: str, due: Due, face_up: bool) -> Misdeal:
         if not self.dealt:
             return WrongOrder(f"{card} to {to!r} out of seat order: the card is due to {due.to}",
                               Remedy.CORRECT_AT_ONCE, "Portugal 1995 V.17", card=card, due=due)
-        return CardNotDue(f"{card} to {to!r}, which asked for no card (the card is due to {due.to}); turned, it is "
-                          f"discarded, unseen it goes to the next box asking for a card", Remedy.BURN_CARD,
-                          "Portugal 1995 V.18", card=card, due=due)
+        remedy, _ = self._unasked_card(face_up)
+        return CardNotDue(f"{card} to {to!r}, which asked for no card (the card is due to {due.to}): "
+                          + ("turned, it is discarded" if face_up else "unseen, it goes to the next box that asks "
+                             "for a card, or the dealer"), remedy, "Portugal 1995 V.18", card=card, due=due)
+
+    def _unasked_card(self, face_up: bool) -> tuple[Remedy, str]:
+        """V.18: a card drawn against the player's wish goes, still face down, to the next box that asks
+        for a card (if none does, to the dealer's hand); once turned it is discarded."""
+        if not self.dealt or face_up:
+            return Remedy.BURN_CARD, self.decision_article
+        return Remedy.HOLD_FOR_NEXT, self.decision_article
 
     # --- decisions ----------------------------------------------------------------------------------
     def decide(self, decision: str, box: int | None = None, ticket: str | None = None, amount: int | None = None,
@@ -245,8 +263,8 @@ class BlackjackCoup(ShoeCoup):
         if play == "split":
             card = hand.cards.pop()
             aces = card.rank == "A"
-            hand.from_split, hand.split_aces = True, aces
-            box.hands.insert(i + 1, Hand([card], from_split=True, split_aces=aces))
+            hand.from_split, hand.split_aces, hand.resplit_aces = True, aces, self.resplit_aces
+            box.hands.insert(i + 1, Hand([card], from_split=True, split_aces=aces, resplit_aces=self.resplit_aces))
             return
         box.played = True
         if play == "hit":

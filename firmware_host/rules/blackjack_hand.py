@@ -2,7 +2,8 @@
 
 The ace counts 1 or 11 (V.6); a player's hand counts it 11 whenever that keeps the hand at 21
 or under, except an ace among the first two cards of a hand doubled as 9 or 10, which stays 1
-(V.32). The dealer's ace counts 11 when that makes 17 to 21, so the dealer stands on soft 17.
+(V.32: "uma das duas primeiras cartas"); an ace drawn on the double is any ace (A-8 doubled, then an
+ace: 1 + 8 + 11 = 20). The dealer's ace counts 11 when that makes 17 to 21, so he stands on soft 17.
 """
 
 from __future__ import annotations
@@ -54,14 +55,26 @@ class Hand:
     from_split: bool = False
     split_aces: bool = False  # V.26: split aces take one card each
     doubled: bool = False
-    ace_as_one: bool = False  # V.32: doubled as 9 or 10 with an ace counted 1
+    ace_as_one: bool = False  # V.32: doubled as 9 or 10 with an ace of the first two cards counted 1
+    resplit_aces: bool = False  # V.27: a split ace that draws another ace may split again (the table's reading)
     stood: bool = False
     asked: bool = False  # the holder said "card": one card is due to this hand
     even_money: bool = False  # V.34: a blackjack paid 1:1 before the hole card is known
 
     @property
     def total(self) -> int:
-        return hard_total(self.cards) if self.ace_as_one else best_total(self.cards)
+        if not self.ace_as_one:
+            return best_total(self.cards)
+        # V.32 binds the aces of the first two cards only; the card drawn on the double counts as V.6 says.
+        hard = hard_total(self.cards)
+        drawn_ace = any(c.rank == "A" for c in self.cards[2:])
+        return hard + 10 if drawn_ace and hard + 10 <= 21 else hard
+
+    @property
+    def aces_to_resplit(self) -> bool:
+        """A split ace that drew another ace, where the table lets aces split again (V.27)."""
+        return (self.split_aces and self.resplit_aces and len(self.cards) == 2
+                and all(c.rank == "A" for c in self.cards) and not self.stood)
 
     @property
     def is_blackjack(self) -> bool:
@@ -83,7 +96,8 @@ class Hand:
         if len(self.cards) < 2:
             return False
         return (self.stood or self.bust or self.total == 21 or self.is_blackjack or self.even_money
-                or (self.doubled and len(self.cards) == 3) or (self.split_aces and len(self.cards) == 2))
+                or (self.doubled and len(self.cards) == 3)
+                or (self.split_aces and len(self.cards) == 2 and not self.aces_to_resplit))
 
     def view(self) -> dict:
         out = {"cards": [str(c) for c in self.cards], "total": self.total}

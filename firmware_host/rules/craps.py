@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from fractions import Fraction as F
 
 from .bet_table import LOSE, PUSH, STAY, WIN, BetKind, SmallStake, build_kind, one_roll
-from .bets import Bet
-from .dice_game import DiceGame, Limits, refuse
+from .bets import Bet, Moment
+from .dice_game import DiceGame, closed_for_withdrawals, refuse
+from .stakes import Limits
 from .errors import RefusalReason, RulebookError
 from .money import RoundingRule, format_ratio
 
@@ -52,6 +53,12 @@ class CrapsBook:
     big_small: bool  # 2010 big / small
     light_odds: OddsLimit
     dark_odds: OddsLimit
+    multiples: tuple[str, tuple[str, ...]] | None  # (article, bet id prefixes; () for every bet) or None
+    odds_pay_at_most_maximum: bool  # 1995 VI.11.1: odds may not lead to a payment above the maximum
+    odds_withdrawal: str | None  # 1995 VI.11.1: "until_decision"; None: the book is silent (a table choice)
+    void_reasons: dict[str, str]  # code -> article
+    shooter_must_bet: str | None  # the article that lets only a player with a bet throw, or None
+    pass_line_first: bool  # 1995 VI.5: pass-line bettors have preference to throw
 
 
 BOOKS = {
@@ -60,21 +67,31 @@ BOOKS = {
         "macau-2010", F(4), (F(2), F(3)), (12,), ("ace_deuce", "aces", "boxcars", "horn"),
         {4: F(9, 5), 10: F(9, 5), 5: F(7, 5), 9: F(7, 5), 6: F(7, 6), 8: F(7, 6)}, {}, {},
         big_6_8_even=False, under_over_7=False, big_small=True,
-        light_odds=OddsLimit("win", None), dark_odds=OddsLimit("win", None)),
+        light_odds=OddsLimit("win", None), dark_odds=OddsLimit("win", None),
+        multiples=("Macau 2010 Art. 5.6", ()), odds_pay_at_most_maximum=False, odds_withdrawal=None,
+        void_reasons={"off_table": "Macau 2010 Art. 3.2 (1)", "not_past_middle": "Macau 2010 Art. 3.2 (2)",
+                      "not_rolled": "Macau 2010 Art. 3.3"},
+        shooter_must_bet="Macau 2010 Art. 2.1", pass_line_first=False),
     # Macau 1985, Portaria 97/85/M, Art. 2-12 ("Big 7" pays 4 and a half: Art. 6).
     "macau-1985": CrapsBook(
         "macau-1985", F(9, 2), (F(2),), (12,), (),
         {4: F(9, 5), 10: F(9, 5), 5: F(7, 5), 9: F(7, 5), 6: F(7, 6), 8: F(7, 6)},
         {6: (6, F(1)), 8: (6, F(1)), 5: (5, F(1)), 9: (5, F(1))}, {},
         big_6_8_even=False, under_over_7=False, big_small=False,
-        light_odds=OddsLimit("win", 1), dark_odds=OddsLimit("win", None)),
+        light_odds=OddsLimit("win", 1), dark_odds=OddsLimit("win", None),
+        multiples=None, odds_pay_at_most_maximum=False, odds_withdrawal=None,
+        void_reasons={"off_table": "Macau 1985 Art. 1"}, shooter_must_bet=None, pass_line_first=False),
     # Portugal 1995, Portaria 1441/95, chapter VI, 10-13.
     "portugal-1995": CrapsBook(
         "portugal-1995", F(4), (F(2),), (12, 2), ("ace_deuce", "aces", "boxcars"),
         {4: F(9, 5), 10: F(9, 5), 5: F(7, 5), 9: F(7, 5), 6: F(7, 6), 8: F(7, 6)}, {},
         {4: F(5, 11), 10: F(5, 11), 5: F(5, 8), 9: F(5, 8), 6: F(10, 13), 8: F(10, 13)},
         big_6_8_even=True, under_over_7=True, big_small=False,
-        light_odds=OddsLimit("stake", 1), dark_odds=OddsLimit("stake", 1)),
+        light_odds=OddsLimit("stake", 1), dark_odds=OddsLimit("stake", 1),
+        multiples=("Portugal 1995 VI.12", ("place_", "lay_")), odds_pay_at_most_maximum=True,
+        odds_withdrawal="until_decision",
+        void_reasons={"off_table": "Portugal 1995 VI.7 a", "not_past_middle": "Portugal 1995 VI.7 b"},
+        shooter_must_bet="Portugal 1995 VI.5", pass_line_first=True),
 }
 
 
@@ -194,7 +211,9 @@ class Craps(DiceGame):
 
     def __init__(self, rulebook: str, limits: Limits, rounding: RoundingRule = RoundingRule(), *,
                  field_12_pays: F | None = None, bar: int = 12, odds_multiple: int = 1,
-                 minor_units_per_unit: int = 100) -> None:
+                 odds_withdrawal: str | None = None, minor_units_per_unit: int = 100) -> None:
+        """`odds_withdrawal` where the book is silent (2010, 1985): "while_betting" (default) or
+        "until_decision"; 1995 fixes "until_decision" (VI.11.1)."""
         if rulebook not in BOOKS:
             raise RulebookError(f"craps has no rule book {rulebook!r}; choose one of {sorted(BOOKS)}")
         book = BOOKS[rulebook]
@@ -206,6 +225,13 @@ class Craps(DiceGame):
             raise RulebookError(f"{rulebook}: don't pass is barred on {list(book.bar_choices)}, not {bar}")
         if odds_multiple < 1:
             raise RulebookError(f"odds_multiple must be at least 1, got {odds_multiple}")
+        if odds_withdrawal not in (None, "while_betting", "until_decision"):
+            raise RulebookError(f"odds_withdrawal is 'while_betting' or 'until_decision', not {odds_withdrawal!r}")
+        if book.odds_withdrawal and odds_withdrawal not in (None, book.odds_withdrawal):
+            raise RulebookError(f"{rulebook}: odds come down until the decision (VI.11.1); the table cannot "
+                                f"choose {odds_withdrawal!r}", key="game.odds_withdrawal")
+        self.odds_withdrawal = book.odds_withdrawal or odds_withdrawal or "while_betting"
+        self.void_reasons = book.void_reasons
         self.book, self.bar, self.odds_multiple = book, bar, odds_multiple
         super().__init__(rulebook, craps_kinds(book, field_12, bar, minor_units_per_unit), limits, rounding,
                          minor_units_per_unit)
@@ -224,6 +250,31 @@ class Craps(DiceGame):
         if total == 7:
             return CrapsState(0, state.shooter + 1)
         return state
+
+    def multiple_of_minimum(self, bet: str) -> str | None:
+        """2010 Art. 5.6: every stake; 1995 VI.12: the bets on the numbers (place to win, place to
+        lose); 1985: none."""
+        if self.book.multiples is None:
+            return None
+        article, prefixes = self.book.multiples
+        return article if not prefixes or bet.startswith(prefixes) else None
+
+    def shooter_refusal(self, open_bets, owner: str) -> str | None:
+        """Why `owner` may not throw the dice, or None: in 2010 only a player who has bet (Art. 2.1: "só
+        um jogador que tenha apostado o valor mínimo"), in 1995 a player who has made any bet (VI.5);
+        1985 sets no condition (Art. 1)."""
+        if self.book.shooter_must_bet and not any(b.owner == owner for b in open_bets.bets):
+            return f"{owner} has no bet on the layout: only a player who has bet throws ({self.book.shooter_must_bet})"
+        return None
+
+    def shooters(self, open_bets, players: list[str]) -> list[str]:
+        """Who may throw, in the order they are offered the dice: `players` from the stickman's left,
+        those refused by `shooter_refusal` left out, pass-line bettors first in 1995 (VI.5)."""
+        eligible = [p for p in players if self.shooter_refusal(open_bets, p) is None]
+        if not self.book.pass_line_first:
+            return eligible
+        on_pass = {b.owner for b in open_bets.bets if b.bet == "pass"}
+        return [p for p in eligible if p in on_pass] + [p for p in eligible if p not in on_pass]
 
     def new_shooter(self, state: CrapsState) -> CrapsState:
         """The shooter stopped betting or passed the dice (2010 Art. 4.1; 1995 VI.8a)."""
@@ -262,12 +313,26 @@ class Craps(DiceGame):
             what = "win" if limit.basis == "win" else "stake"
             raise refuse(RefusalReason.ODDS_OVER_LIMIT,
                          f"{bet.bet} on {bet.number} totalling {total} would {what} {amount}, over {multiple} × the line bet {line}")
+        if self.book.odds_pay_at_most_maximum:
+            paid, _ = self.rounding.pay(total * ratio)
+            maximum = self.limits.maximum_for(bet.bet)
+            if paid > maximum:
+                raise refuse(RefusalReason.ODDS_OVER_LIMIT,
+                             f"{bet.bet} on {bet.number} totalling {total} would pay {paid}, over the table maximum "
+                             f"{maximum} (Portugal 1995 VI.11.1)")
         kind = self.table.kind_of(bet.bet, bet.number)
         return kind, bet.number
 
-    def check_withdrawal(self, state: CrapsState, open_bets, position: int) -> None:
-        """Line bets may not be removed or changed once their point is set (1995 VI.10.9)."""
+    def check_withdrawal(self, state: CrapsState, open_bets, position: int, moment: Moment) -> None:
+        """Line bets may not be removed or changed once their point is set (1995 VI.10.9). Odds come
+        down "em qualquer altura antes da decisão" (1995 VI.11.1): also after no more bets, until the
+        dice are thrown — where the book says so or the table's `odds_withdrawal` chooses it. Every
+        other bet comes down only while betting is open."""
         bet = open_bets.bets[position]
         if bet.bet in LINE_BETS and int(open_bets.state[position]):
             raise refuse(RefusalReason.NOT_REMOVABLE,
                          f"{bet.bet} has point {int(open_bets.state[position])}: a line bet stays until decided")
+        if bet.bet in ("odds", "dont_odds") and self.odds_withdrawal == "until_decision" \
+                and moment is Moment.BEFORE_DECISION:
+            return
+        closed_for_withdrawals(moment, bet)

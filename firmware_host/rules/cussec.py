@@ -13,7 +13,8 @@ from fractions import Fraction as F
 from itertools import combinations
 
 from .bet_table import BetKind, one_roll
-from .dice_game import DiceGame, Limits
+from .dice_game import DiceGame
+from .stakes import Limits
 from .errors import RulebookError
 from .money import RoundingRule, format_ratio
 
@@ -69,6 +70,7 @@ class Cussec(DiceGame):
 
     game = "cussec"
     n_dice = 3
+    void_reasons = {"overlapping": "Portugal 1995 VII.6", "stacked": "Portugal 1995 VII.6"}
 
     def __init__(self, rulebook: str, limits: Limits, rounding: RoundingRule = RoundingRule(), *,
                  paytable: dict[str, F] | None = None, minor_units_per_unit: int = 100) -> None:

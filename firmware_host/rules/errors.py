@@ -10,7 +10,13 @@ class RulesError(Exception):
 
 
 class RulebookError(RulesError, ValueError):
-    """A rule book or paytable that cannot be played (unknown bet, bad ratio, bad option)."""
+    """A rule book or paytable that cannot be played (unknown bet, bad ratio, bad option); `key` is the
+    configuration key path at fault when there is one ("limits.stake_step.lay_6")."""
+
+    def __init__(self, message: str, *, key: str | None = None) -> None:
+        super().__init__(f"{key}: {message}" if key else message)
+        self.key = key
+        self.message = message
 
 
 class RefusalReason(enum.StrEnum):
@@ -21,6 +27,7 @@ class RefusalReason(enum.StrEnum):
     BAD_STAKE = "bad_stake"
     UNDER_MINIMUM = "under_minimum"
     NOT_MULTIPLE_OF_MINIMUM = "not_multiple_of_minimum"
+    NOT_MULTIPLE_OF_STEP = "not_multiple_of_step"  # a table's stake step for that bet (pays whole units)
     OVER_MAXIMUM = "over_maximum"
     NOT_ALLOWED_NOW = "not_allowed_now"
     NO_LINE_BET = "no_line_bet"

@@ -19,7 +19,8 @@ class Remedy(enum.StrEnum):
     """What the regulation says happens after a misdeal."""
 
     CORRECT_AT_ONCE = "correct_at_once"  # put the card where it was due (Portugal 1995 II.14, III.14)
-    BURN_CARD = "burn_card"  # the card goes to the discard; the coup goes on (I.106 a, V.18)
+    BURN_CARD = "burn_card"  # the card goes to the discard; the coup goes on (I.106 a, V.18 when turned)
+    HOLD_FOR_NEXT = "hold_for_next"  # unseen, it is held for the next place that asks for a card (V.18, I.104 f)
     VOID_COUP = "void_coup"  # cannot be corrected: the coup is void, every stake returned (II.14)
 
 

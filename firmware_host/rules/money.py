@@ -16,14 +16,20 @@ from fractions import Fraction
 from .errors import RulebookError
 
 _RATIO = re.compile(r"^\s*(\d+)\s*:\s*(\d+)\s*$")
+MAX_RATIO_TERM = 9_999  # the largest x or y of a payout ratio "x:y" (bounds settlement's products: stakes.py)
+MAX_PAYOUT_UNIT = 1_000_000  # minor units
 
 
 def parse_ratio(text: str) -> Fraction:
-    """Parse a payout ratio written "x:y" (wins x for every y staked) into x/y."""
+    """Parse a payout ratio written "x:y" (wins x for every y staked) into x/y; x and y at most
+    MAX_RATIO_TERM."""
     match = _RATIO.match(text) if isinstance(text, str) else None
     if not match or int(match.group(2)) == 0:
         raise RulebookError(f"payout ratio {text!r} is not of the form 'x:y' with y > 0")
-    return Fraction(int(match.group(1)), int(match.group(2)))
+    x, y = int(match.group(1)), int(match.group(2))
+    if x > MAX_RATIO_TERM or y > MAX_RATIO_TERM:
+        raise RulebookError(f"payout ratio {text!r}: x and y are at most {MAX_RATIO_TERM}")
+    return Fraction(x, y)
 
 
 def format_ratio(ratio: Fraction) -> str:
@@ -46,14 +52,20 @@ class RoundingRule:
     mode: RoundingMode = RoundingMode.DOWN
 
     def __post_init__(self) -> None:
-        if not isinstance(self.unit, int) or self.unit < 1:
-            raise RulebookError(f"payout unit must be a whole number of minor units >= 1, got {self.unit!r}")
+        if isinstance(self.unit, bool) or not isinstance(self.unit, int) or not 1 <= self.unit <= MAX_PAYOUT_UNIT:
+            raise RulebookError(f"payout unit must be a whole number of minor units from 1 to {MAX_PAYOUT_UNIT}, "
+                                f"got {self.unit!r}", key="money.payout_unit")
 
     def pay(self, exact: Fraction) -> tuple[int, Fraction]:
         """Round an exact win (in minor units) to what is paid; return (paid, breakage)."""
         num, den = exact.numerator, exact.denominator
         paid = round_units(num, den, self.unit, self.mode)
         return paid, exact - paid
+
+    def paid_ratio(self, ratio: Fraction, stake: int) -> Fraction:
+        """The ratio a win at `ratio` is actually paid at on `stake` minor units: 10:13 on 500 with
+        whole-euro payouts pays 300, so 3:5."""
+        return Fraction(self.pay(stake * ratio)[0], stake)
 
 
 def round_units(num: int, den: int, unit: int, mode: RoundingMode) -> int:

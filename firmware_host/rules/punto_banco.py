@@ -15,10 +15,10 @@ from fractions import Fraction as F
 
 from .baccarat_edge import CoupCounts, enumerate_decks
 from .bets import Bet, BetOutcome
-from .dice_game import Limits
-from .edge import EdgeRow
+from .stakes import Limits, check_amount
+from .edge import EdgeRow, one_ratio_row
 from .errors import BetRefused, RefusalReason, RulebookError
-from .layout import check_stake
+from .layout import same_bet_total
 from .money import RoundingRule, format_ratio
 from .payout import lose, push, returned, win
 from .punto_banco_deal import PuntoBancoCoup
@@ -45,11 +45,11 @@ class PuntoBanco:
             raise RulebookError(f"the banker commission must be a share below 1, got {commission}")
         if rulebook == "macau" and (max_difference is None or max_difference < limits.minimum):
             raise RulebookError("the Macau book needs max_difference (III.11 b), at least the table minimum")
+        if max_difference is not None:
+            check_amount(max_difference, "game.max_difference")
         if rulebook != "macau" and max_difference is not None:
             raise RulebookError("max_difference is a Macau rule (III.11 b); Portugal limits each bet (II.20)")
-        for bet in limits.per_bet_maximum:
-            if bet not in BETS:
-                raise RulebookError(f"limits name bet {bet!r}, which punto banco does not have")
+        limits.check_bets_named(BETS, "punto banco")
         self.rulebook = rulebook
         self.chapter = RULEBOOKS[rulebook]
         self.limits = limits
@@ -59,6 +59,7 @@ class PuntoBanco:
         self.banker_pays = 1 - commission
         self.max_difference = max_difference
         self.minor_units_per_unit = minor_units_per_unit
+        self.stake_rules = {bet: limits.rule(bet, self.maximum_for(bet)) for bet in BETS}  # no multiples (II, III)
 
     # --- bets ----------------------------------------------------------------------------------
     def maximum_for(self, bet: str) -> int | None:
@@ -72,7 +73,7 @@ class PuntoBanco:
             raise BetRefused(RefusalReason.UNKNOWN_BET, f"punto banco has bets {', '.join(BETS)}, not {bet.bet!r}")
         if bet.number is not None:
             raise BetRefused(RefusalReason.MALFORMED, f"bet {bet.bet} takes no number, got {bet.number}")
-        check_stake(bet, placed, self.limits.minimum, self.maximum_for(bet.bet))
+        self.stake_rules[bet.bet].check(bet, same_bet_total(bet, placed))
         if self.rulebook == "macau":
             self._check_exposure(placed + [bet], f"with {bet.ticket}")
 
@@ -129,8 +130,9 @@ class PuntoBanco:
         """Exact edges from the full-shoe enumeration (a tie is a push for player and banker)."""
         counts = counts or enumerate_decks(self.shoe_rules.decks)
         pb, pp, pt = (counts.probability(r) for r in ("banker", "player", "tie"))
+        least = {bet: self.stake_rules[bet].least for bet in BETS}
         return [
-            EdgeRow("banker", format_ratio(self.banker_pays), pb, pp, pt, pp - pb * self.banker_pays, F(1)),
-            EdgeRow("player", "1:1", pp, pb, pt, pb - pp, F(1)),
-            EdgeRow("tie", format_ratio(self.tie_pays), pt, 1 - pt, F(0), (1 - pt) - pt * self.tie_pays, F(1)),
+            one_ratio_row("banker", self.banker_pays, pb, pp, pt, self.rounding, least["banker"]),
+            one_ratio_row("player", F(1), pp, pb, pt, self.rounding, least["player"]),
+            one_ratio_row("tie", self.tie_pays, pt, 1 - pt, F(0), self.rounding, least["tie"]),
         ]

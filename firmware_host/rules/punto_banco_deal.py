@@ -91,7 +91,7 @@ class PuntoBancoCoup(ShoeCoup):
             return len(hand) == 2 and player_draws(points(self.player[:2]))
         return len(hand) == 2
 
-    def _misplaced(self, card: Card, to: str, due: Due) -> Misdeal:
+    def _misplaced(self, card: Card, to: str, due: Due, face_up: bool) -> Misdeal:
         if to not in PLACES and to != "burn":
             return CardNotDue(f"{card} sent to {to!r}: punto banco deals to the player or the banker",
                               Remedy.CORRECT_AT_ONCE, self.article, card=card, due=due)

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from fractions import Fraction as F
 
 from .bets import Bet, BetOutcome
-from .dice_game import Limits
-from .edge import EdgeRow
+from .stakes import Limits
+from .edge import EdgeRow, one_ratio_row
 from .errors import BetRefused, RefusalReason, RulebookError, RulesError
-from .layout import check_stake
-from .money import RoundingRule, format_ratio
+from .layout import same_bet_total
+from .money import RoundingRule
 from .payout import lose, win
 
 FRENCH_WHEEL = (0, 32, 15, 19, 4, 21, 2, 25, 17, 34, 6, 27, 13, 36, 11, 30, 8, 23, 10, 5, 24, 16, 33, 1, 20,
@@ -160,9 +160,7 @@ class Roulette:
             raise RulebookError(f"roulette has rule book 'portugal-1995' only, not {rulebook!r}")
         if wheel not in WHEELS:
             raise RulebookError(f"wheel is one of {sorted(WHEELS)} (IX.2), not {wheel!r}")
-        for bet in limits.per_bet_maximum:
-            if bet not in CHANCES:
-                raise RulebookError(f"limits name bet {bet!r}, which roulette does not have")
+        limits.check_bets_named(tuple(CHANCES), "roulette")
         self.rulebook = rulebook
         self.wheel_name = wheel
         self.wheel = WHEELS[wheel]
@@ -170,13 +168,14 @@ class Roulette:
         self.rounding = rounding
         self.max_ratio = {b: c.max_ratio for b, c in CHANCES.items()} | {"corner": corner_max_ratio}
         self.minor_units_per_unit = minor_units_per_unit
+        self.stake_rules = {bet: limits.rule(bet, self.maximum_for(bet)) for bet in CHANCES}  # no multiples (IX, X)
 
     def maximum_for(self, bet: str) -> int:
         return min(self.limits.maximum_for(bet), self.max_ratio[bet] * self.limits.minimum)
 
     def check_bet(self, bet: Bet, placed: list[Bet]) -> None:
         covered(bet)
-        check_stake(bet, placed, self.limits.minimum, self.maximum_for(bet.bet))
+        self.stake_rules[bet.bet].check(bet, same_bet_total(bet, placed))
 
     def check_withdrawal(self, bet: Bet, remaining: list[Bet]) -> None:
         """Any bet may come down until "jogo feito, nada mais" (X.14): the layout's owner stops it then."""
@@ -199,7 +198,7 @@ class Roulette:
         for bet in PAYMENT_ORDER:
             c = CHANCES[bet]
             p = F(c.size, 37)
-            rows.append(EdgeRow(bet, format_ratio(c.pays), p, 1 - p, F(0), (1 - p) - p * c.pays, F(1)))
+            rows.append(one_ratio_row(bet, c.pays, p, 1 - p, F(0), self.rounding, self.stake_rules[bet].least))
         return rows
 
 

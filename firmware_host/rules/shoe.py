@@ -113,6 +113,14 @@ class Shoe:
         else:
             self._burns_due = self.rules.burn_between_coups
 
+    def reopen_coup(self) -> None:
+        """The coup just ended goes on (a fault found after its last card); no later coup may have begun."""
+        if self.coup_open or self.coups == 0:
+            raise RulesError("only the coup that just ended on this shoe can go on")
+        self.coups -= 1
+        self.coup_open = True
+        self.finished = False
+
     def end_coup(self) -> None:
         self.coup_open = False
         self.coups += 1
@@ -153,8 +161,8 @@ class ShoeCoup:
     """Common part of a coup validator: burns, the composition, face-up cards, misdeals, voiding.
 
     Subclasses give `_due_card()` (the next card's place, a decision, or COMPLETE when the tableau
-    is done), `_accept(card, to)` and `_misplaced(card, to, due)` (the misdeal for a card sent
-    somewhere it is not due)."""
+    is done), `_accept(card, to)` and `_misplaced(card, to, due, face_up)` (the misdeal for a card
+    sent somewhere it is not due). Held cards (`hold`) go to the next place a card is due to."""
 
     article = ""  # the dealing-slip article (II.14 ...), for remedies
     decision_article = ""  # what happens to a card drawn before the decision it depends on
@@ -164,6 +172,7 @@ class ShoeCoup:
         shoe.begin_coup()
         self.burned: list[Card] = []
         self.discarded: list[Card] = []
+        self.held: list[Card] = []  # out of the shoe face down, for the next place that asks (V.18)
         self.void_reason: str | None = None
         self.void_article: str | None = None
         self._closed = False
@@ -212,13 +221,30 @@ class ShoeCoup:
             raise TooManyCards(f"{card} drawn after the coup is complete", Remedy.BURN_CARD, self.article,
                                card=card, due=due)
         if due.decision is not None:
-            raise DecisionNeeded(f"{card} drawn while waiting for the decision {due.decision!r}: the card is burned",
-                                 Remedy.BURN_CARD, self.decision_article, card=card, due=due)
+            remedy, article = self._unasked_card(face_up)
+            what = "the card is burned" if remedy is Remedy.BURN_CARD else \
+                "unseen, the card is held for the next place that asks for one; turned, it is discarded"
+            raise DecisionNeeded(f"{card} drawn while waiting for the decision {due.decision!r}: {what}",
+                                 remedy, article, card=card, due=due)
         place = due.to if to is None else to
         if place != due.to:
-            raise self._misplaced(card, place, due)
+            raise self._misplaced(card, place, due, face_up)
         self.shoe.take(card, self.article)
         self._accept(card, place)
+        return self._after_card()
+
+    def hold(self, card: Card | str | tuple) -> Due:
+        """A card drawn by mistake and still face down (a `HOLD_FOR_NEXT` remedy): it is held and given
+        to the next place that asks for a card; if none does before the coup is complete, it is discarded."""
+        if self.is_void:
+            raise CoupVoid(f"the coup is void ({self.void_reason})", Remedy.VOID_COUP, self.void_article or self.article)
+        card = parse_card(card, article=self.article)
+        try:
+            self.shoe.take(card, self.article)
+        except BeyondComposition as exc:
+            self._void(exc.message, exc.article)
+            raise
+        self.held.append(card)
         return self._after_card()
 
     def discard(self, card: Card | str | tuple) -> Due:
@@ -251,7 +277,12 @@ class ShoeCoup:
 
     def _after_card(self) -> Due:
         due = self.due()
+        while self.held and due.to not in (None, "burn"):
+            self._accept(self.held.pop(0), due.to)
+            due = self.due()
         if due.complete:
+            self.discarded.extend(self.held)
+            self.held.clear()
             self._close()
         return due
 
@@ -260,11 +291,20 @@ class ShoeCoup:
             self._closed = True
             self.shoe.end_coup()
 
+    def _reopen(self) -> None:
+        if self._closed and not self.is_void:
+            self.shoe.reopen_coup()
+            self._closed = False
+
     def _due_card(self) -> Due:
         return COMPLETE
 
     def _accept(self, card: Card, to: str) -> None:
         raise NotImplementedError
 
-    def _misplaced(self, card: Card, to: str, due: Due) -> Misdeal:
+    def _misplaced(self, card: Card, to: str, due: Due, face_up: bool) -> Misdeal:
         raise NotImplementedError
+
+    def _unasked_card(self, face_up: bool) -> tuple[Remedy, str]:
+        """The remedy (and article) for a card drawn while a decision is due: burned by default (I.104 n)."""
+        return Remedy.BURN_CARD, self.decision_article

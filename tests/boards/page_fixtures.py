@@ -78,16 +78,42 @@ def chromium():
         browser.close()
 
 
+LANDSCAPE = {"width": 1600, "height": 900}
+PORTRAIT = {"width": 1080, "height": 1920}  # a pole screen
+
+
+class Screens:
+    """Pages in fresh browser contexts of a given size; closed (and checked for JavaScript errors) at the end."""
+
+    def __init__(self, browser) -> None:
+        self.browser = browser
+        self.contexts: list = []
+        self.errors: list[str] = []
+
+    def open(self, viewport: dict = LANDSCAPE):
+        context = self.browser.new_context(viewport=viewport)
+        self.contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        page.errors = self.errors
+        return page
+
+    def close(self) -> None:
+        for context in self.contexts:
+            context.close()
+
+
 @pytest.fixture
-def page(chromium):
-    context = chromium.new_context(viewport={"width": 1600, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.errors = errors
-    yield page
-    context.close()
-    assert not errors, f"JavaScript errors on the board page: {errors}"
+def screens(chromium):
+    opened = Screens(chromium)
+    yield opened
+    opened.close()
+    assert not opened.errors, f"JavaScript errors on the board page: {opened.errors}"
+
+
+@pytest.fixture
+def page(screens):
+    return screens.open(LANDSCAPE)
 
 
 def screenshot(page, name: str) -> Path:

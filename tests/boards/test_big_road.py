@@ -41,6 +41,15 @@ def test_counts_and_pairs():
     assert coups[4] == Coup("T", banker_pair=True, player_pair=True)
 
 
+def test_pairs_are_on_the_cell_of_their_coup_or_of_the_tie_marked_on_it():
+    cells = [[(c.winner, c.ties, c.banker_pair, c.player_pair) for c in col]
+             for col in big_road(parse_coups("Bb P Pp Tb B"))]
+    assert cells == [[("B", 0, True, False)], [("P", 0, False, False), ("P", 1, True, True)], [("B", 0, False, False)]]
+    # ties opening a shoe: their pairs wait on the first cell with them
+    assert [(c.winner, c.ties, c.banker_pair, c.player_pair) for c in big_road(parse_coups("Tp B"))[0]] == [
+        ("B", 1, False, True)]
+
+
 def test_cells_are_plain_values():
     assert big_road([Coup("P")]) == [[BigRoadCell("P", 0)]]
 

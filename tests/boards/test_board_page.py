@@ -20,7 +20,7 @@ from firmware_host.boards.replay import Replay, Step, drawn_steps, steps_from_te
 from firmware_host.boards.table_info import table_info
 from firmware_host.config import load_config
 
-from .page_fixtures import ROOT, chromium, page, page_server, screenshot, ws_broker  # noqa: F401
+from .page_fixtures import ROOT, chromium, page, page_server, screens, screenshot, ws_broker  # noqa: F401
 
 pytestmark = pytest.mark.slow
 WITHIN_MS = 1000  # the issue's bound: a published result is on the page within 1 s
@@ -42,6 +42,12 @@ def wait_round(page, round_id: str, timeout_ms: int = WITHIN_MS) -> float:
 def visible(places: list[list[int]], columns: int) -> int:
     """How many of these grid cells fall in the newest `columns` columns."""
     first = max((x for x, _ in places), default=-1) - columns + 1
+    return sum(x >= first for x, _ in places)
+
+
+def visible_of(places: list[list[int]], all_places: list[list[int]], columns: int) -> int:
+    """How many of `places` fall in the newest `columns` columns of the grid `all_places` fills."""
+    first = max((x for x, _ in all_places), default=-1) - columns + 1
     return sum(x >= first for x, _ in places)
 
 
@@ -67,7 +73,7 @@ def test_roulette_results_within_a_second_offline_and_recovery(page, page_server
         assert page.locator("#hero .hero-ball").inner_text() == "18"
         assert page.locator(".last-numbers .ball").count() == 20
         assert page.locator(".last-numbers .ball").first.inner_text() == "18"
-        assert "MAX 1,200" in page.locator("#limits").inner_text()
+        assert page.locator("#limits .limit.max .amount").inner_text() == "1,200"
         screenshot(page, "roulette")
     finally:
         replay.stop()  # a clean stop publishes "offline"
@@ -143,6 +149,13 @@ def test_baccarat_board_from_a_dealt_shoe(page, page_server, ws_broker):
         for road, kind, columns in (("big_eye_boy", "eye", 28), ("small_road", "small", 24),
                                     ("cockroach_pig", "roach", 24)):
             assert page.locator(f".derived.{kind} .mark").count() == visible(board.layout[road], columns)
+        # pair dots on the big road, as on the bead plate
+        for side in ("banker", "player"):
+            paired = [place for place, cell in zip(board.layout["big_road"], cells) if getattr(cell, f"{side}_pair")]
+            dot = ".pair.bp" if side == "banker" else ".pair.pp"
+            assert page.locator(f".big-road {dot}").count() == sum(x >= first for x, _ in paired) > 0
+            bead_pairs = [[i // 6, i % 6] for i, b in enumerate(board.bead_plate) if getattr(b, f"{side}_pair")]
+            assert page.locator(f".bead-plate {dot}").count() == visible_of(bead_pairs, beads, 10)
         counts = page.locator(".bac-counts").inner_text().split()
         assert counts[:6] == ["B", str(board.counts.banker), "P", str(board.counts.player), "T", str(board.counts.tie)]
         screenshot(page, "baccarat")

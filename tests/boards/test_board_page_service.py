@@ -13,7 +13,7 @@ import pytest
 
 from tests.service.listener import Listener
 
-from .page_fixtures import ROOT, chromium, page, page_server, screenshot, ws_broker  # noqa: F401
+from .page_fixtures import ROOT, chromium, page, page_server, screens, screenshot, ws_broker  # noqa: F401
 from .test_board_page import WITHIN_MS, open_board
 
 pytestmark = pytest.mark.slow

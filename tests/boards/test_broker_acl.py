@@ -1,5 +1,5 @@
 """The Mosquitto access control of docs/deploy.md, as written there, against a real Mosquitto:
-boards (anonymous, WebSockets) only read board/result/availability; only a table's controller
+boards (anonymous, WebSockets) only read board/result/state/availability; only a table's controller
 writes its topics; terminals write only bets; anonymous clients are refused on the main listener."""
 
 from __future__ import annotations
@@ -103,13 +103,14 @@ def test_boards_read_controllers_write_terminals_bet(acl_broker):
             assert c.connected.wait(10), c.refused
         controller.subscribe(f"{T}/bets/+", f"{T}/console/+")
         backoffice.subscribe("tablehw/tables/#")
-        board.subscribe("tablehw/tables/+/board", "tablehw/tables/+/result", "tablehw/tables/+/availability",
-                        f"{T}/settlement", f"{T}/bets/+")
+        board.subscribe("tablehw/tables/+/board", "tablehw/tables/+/result", "tablehw/tables/+/state",
+                        "tablehw/tables/+/availability", f"{T}/settlement", f"{T}/events", f"{T}/bets/+")
         settle()
-        # the controller writes its own topics; boards get board, result, availability only
-        for kind in ("availability", "result", "board"):
+        # the controller writes its own topics; boards get board, result, state, availability only
+        for kind in ("availability", "result", "state", "board"):
             controller.publish(f"{T}/{kind}", b'{"from": "controller"}', retain=True)
         controller.publish(f"{T}/settlement", b'{"from": "controller"}')
+        controller.publish(f"{T}/events", b'{"from": "controller"}')  # supervisor notices: not for boards
         # a terminal may bet, under its own name only; the controller gets it
         terminal.publish(f"{T}/bets/terminal-07", b'{"from": "terminal"}')
         terminal.publish(f"{T}/bets/terminal-08", b'{"from": "terminal"}')
@@ -119,7 +120,7 @@ def test_boards_read_controllers_write_terminals_bet(acl_broker):
         terminal.publish(f"{T}/console/pit-console-1", b'{"from": "terminal"}')
         other.publish(f"{T}/board", b'{"from": "another table"}')
         settle()
-        assert board.topics() == {f"{T}/availability", f"{T}/result", f"{T}/board"}
+        assert board.topics() == {f"{T}/availability", f"{T}/result", f"{T}/state", f"{T}/board"}
         assert all(payload == b'{"from": "controller"}' for _, payload in board.got)
         assert controller.got == [(f"{T}/bets/terminal-07", b'{"from": "terminal"}')]
         from_others = [(t, p) for t, p in backoffice.got

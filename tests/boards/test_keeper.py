@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from firmware_host.boards.keeper import BoardInputError, BoardKeeper
@@ -132,3 +134,21 @@ def test_board_rebuilt_from_the_journal_after_a_restart(tmp_path):
     assert again.replay(Journal.open(tmp_path / "journal.sqlite")) == 6  # 7 valid, the first before the session
     assert again.message("u") == live.message("u")
     assert again.message("u").board.shooter == live.history.shooter
+
+
+def test_the_boards_languages_come_from_the_tables_config(tmp_path):
+    from firmware_host.boards.keeper import history_for_config
+    from firmware_host.config import load_config
+    from firmware_host.errors import ConfigError
+
+    root = Path(__file__).resolve().parents[2] / "config"
+    assert history_for_config(load_config(root / "punto-banco-macau.toml")).message("u").languages == ["zh", "en"]
+    assert history_for_config(load_config(root / "roulette-french-portugal-1995.toml")).message("u").languages == ["en"]
+    twice = tmp_path / "twice.toml"
+    twice.write_text((root / "cussec-portugal-1995.toml").read_text() + '\n[board]\nlanguages = ["pt", "pt"]\n')
+    with pytest.raises(ConfigError, match=r"board: languages lists 'pt' twice"):
+        load_config(twice)
+    unknown = tmp_path / "unknown.toml"
+    unknown.write_text((root / "cussec-portugal-1995.toml").read_text() + '\n[board]\nlanguages = ["fr"]\n')
+    with pytest.raises(ConfigError, match=r"board\.languages"):
+        load_config(unknown)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from firmware_host.boards.history import BoardSettings, RouletteHistory
-from firmware_host.boards.roulette_stats import (RED_NUMBERS, Spin, chance_counts, colour_of, direction_alternates,
-                                                 hot_and_cold)
+from firmware_host.boards.roulette_stats import RED_NUMBERS, Spin, chance_counts, colour_of, hot_and_cold
 
 SESSION = [32, 15, 19, 4, 21, 2, 0, 17, 17, 36, 11, 30, 8, 23, 10, 5, 24, 16, 33, 1, 20, 14, 31, 9, 22, 18,
            29, 7, 28, 12, 17, 0, 35, 3, 26, 32]
@@ -68,17 +68,15 @@ def test_default_last_is_twenty_and_window_covers_the_session():
     assert b.counts.spins == 36 and b.counts.dozens == [11, 13, 10]
 
 
-def test_direction_of_the_last_spins():
-    spins = [Spin(1, "cw"), Spin(2, "ccw"), Spin(3, "cw")]
-    assert direction_alternates(spins) is True
-    assert direction_alternates(spins + [Spin(4, "cw")]) is False  # 004 §X.15: must alternate
-    assert direction_alternates([Spin(1), Spin(2)]) is None
+def test_direction_of_the_last_spins_and_no_alternation_verdict_for_players():
+    """Whether the ball alternated is a supervisor matter (events, `direction_not_alternated`): the
+    board gives each spin's direction and no verdict on it."""
     h = RouletteHistory("t")
-    for s in spins:
+    for s in [Spin(1, "cw"), Spin(2, "ccw"), Spin(3, "cw"), Spin(4, "cw")]:
         h.add(s)
     b = h.board()
-    assert [s.direction for s in b.last] == ["cw", "ccw", "cw"]
-    assert b.directions_alternate is True
+    assert [s.direction for s in b.last] == ["cw", "cw", "ccw", "cw"]
+    assert "directions_alternate" not in msgspec.to_builtins(b)
 
 
 def test_reset_at_a_new_session():

@@ -44,10 +44,29 @@ def test_settles_a_sequence_with_bets_between_throws(tmp_path, capsys):
     assert doc["open"] == []
 
 
+def test_a_bet_placed_after_the_last_throw_is_reported_and_stays_open(tmp_path, capsys):
+    """The audit's case: `at` equal to the number of throws was accepted by the file check and then
+    silently dropped (the placing loop ran over the throws only). It is placed after the last throw,
+    reported accepted or refused, and listed open."""
+    bets = [{"ticket": "A", "bet": "field", "stake": 500, "owner": "ana", "at": 1},
+            {"ticket": "B", "bet": "field", "stake": 100, "owner": "rui", "at": 1}]
+    code, doc = settle(tmp_path, capsys, bets, [[1, 3]])
+    assert code == 0
+    assert doc["placed_after_last"] == [{"ticket": "A", "accepted": True},
+                                        {"ticket": "B", "accepted": False, "reason": "under_minimum",
+                                         "message": "stake 100 is under the minimum 500 for field"}]
+    assert doc["open"] == [{"ticket": "A", "bet": "field", "stake": 500}]
+    roulette = str(ROOT / "config" / "roulette-french-portugal-1995.toml")
+    code, doc = settle(tmp_path, capsys, [{"ticket": "R", "bet": "red", "stake": 100, "owner": "o", "at": 1}], [17],
+                       config=roulette)
+    assert doc["placed_after_last"][0]["reason"] == "under_minimum"
+
+
 @pytest.mark.parametrize("bets,throws,message", [
     ([{"ticket": "a", "bet": "pass", "stake": "ten", "owner": "x"}], [[1, 2]], "bet 0: stake"),
     ([{"ticket": "a", "bet": "pass", "stake": 100, "owner": "x", "colour": "red"}], [[1, 2]], "bet 0: colour: unknown key"),
     ([{"ticket": "a", "bet": "pass", "stake": 100, "owner": "x", "at": 5}], [[1, 2]], "bet 0 (at)"),
+    ([{"ticket": "a", "bet": "pass", "stake": 100, "owner": "x", "at": 2}], [[1, 2]], "0 to 1"),
     ([], [[1, 2], [1, 2, 3]], "throw 1: craps throws 2 dice"),
     ([], [[1, 9]], "throw 0: faces are 1 to 6"),
     ([], {"faces": [1, 2]}, "expected a JSON list"),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from fractions import Fraction as F
 
 import pytest
 
@@ -140,16 +139,52 @@ def test_v_18_no_card_after_21_and_the_hand_is_done():
     assert coup.due().decision == "box 2"
 
 
-def test_v_18_a_card_for_a_box_that_did_not_ask_is_discarded():
+def test_v_18_a_card_drawn_by_mistake_face_down_goes_to_the_next_box_that_asks():
+    """V.18: "a carta em causa, se ainda não estiver vista ... será atribuída ao mais próximo jogador que
+    peça cartas". The audit's case: box 1 (16) stands, the dealer draws a card anyway; box 2 (11) then
+    asks. The card was discarded and box 2 was dealt the next one, so every hand after drifted from
+    the table; now box 2 gets the card drawn by mistake and wins with 20 against 17."""
+    g, coup = play([box(1), box(2)], "10S", "5S", "10C", "6H", "6D", "7C")
+    with pytest.raises(DecisionNeeded) as err:
+        coup.deal("9S")  # box 1 has not asked
+    assert err.value.remedy is Remedy.HOLD_FOR_NEXT and "V.18" in err.value.article
+    coup.hold("9S")
+    assert coup.held == cards("9S") and coup.due().decision == "box 1"
+    coup.decide("stand")
+    coup.decide("hit")  # box 2 asks: the held card is his at once
+    assert coup.boxes[1].hands[0].total == 20 and coup.held == [] and coup.due().decision == "box 2"
+    coup.decide("stand")
+    assert coup.is_complete  # dealer 17 stands
+    out = by_ticket(g.settle(coup, [box(1), box(2)]))
+    assert (out["b1"].result, out["b2"].result, out["b2"].paid) == (Result.LOSE, Result.WIN, 2000)
+
+
+def test_v_18_if_no_box_asks_the_card_goes_to_the_dealer():
+    _, coup = play([box(1)], "10S", "10C", "7H", "6D")  # box 17, dealer 16
+    coup.hold("5S")  # drawn before box 1 answered: he stands
+    coup.decide("stand")
+    assert coup.dealer == cards("10C", "6D", "5S") and coup.is_complete
+
+
+def test_v_18_a_held_card_the_dealer_cannot_take_is_discarded_v_19():
+    _, coup = play([box(1)], "10S", "10C", "7H", "7D")  # dealer 17: takes no card (V.19)
+    coup.hold("5S")
+    coup.decide("stand")
+    assert coup.is_complete and coup.discarded == cards("5S") and len(coup.dealer) == 2
+
+
+def test_v_18_a_card_drawn_by_mistake_and_turned_is_discarded():
     _, coup = play([box(1), box(2)], "10S", "5S", "10C", "6H", "QD", "QC")
     with pytest.raises(DecisionNeeded) as err:
-        coup.deal("3S")  # box 1 has not answered yet
-    assert err.value.remedy is Remedy.BURN_CARD and "V.18" in err.value.article
+        coup.deal("3S", face_up=True)
+    assert err.value.remedy is Remedy.BURN_CARD
     coup.discard("3S")
     coup.decide("hit")
     with pytest.raises(CardNotDue) as err:
-        coup.deal("4S", to="box 2")
-    assert err.value.remedy is Remedy.BURN_CARD and "V.18" in err.value.article
+        coup.deal("4S", to="box 2")  # box 1 asked: unseen, the card is his (the next box that asks)
+    assert err.value.remedy is Remedy.HOLD_FOR_NEXT and "V.18" in err.value.article
+    coup.hold("4S")
+    assert coup.boxes[0].hands[0].total == 20
 
 
 def test_v_18_decisions_come_in_seat_order():
@@ -225,6 +260,24 @@ def test_v_27_resplit_when_another_equal_card_comes():
     assert len(coup.boxes[0].hands) == 3
 
 
+def test_v_27_aces_split_again_when_an_ace_comes():
+    """V.27 lets a split pair be split again "se vier a obter uma ou mais cartas adicionais iguais" and
+    excludes no pair; V.26 limits split aces to one card each, which splitting again does not break:
+    every hand still takes one card. The docs said allowed and the code refused; both say allowed
+    (game.resplit_aces, default true; false for a table that will not)."""
+    _, coup = play([box(1)], "AS", "6C", "AH", "10C", ("split",), "AD")
+    hand = coup.boxes[0].hands[0]
+    assert coup.due().decision == "box 1"
+    assert {"stand", "split"} <= set(coup.allowed(coup.boxes[0], 0)) and "hit" not in coup.allowed(coup.boxes[0], 0)
+    coup.decide("split")
+    for card in ("9D", "KD", "8S"):
+        coup.deal(card)
+    assert [h.total for h in coup.boxes[0].hands] == [20, 21, 19] and coup.due().to == "dealer"
+    assert hand.split_aces and not coup.boxes[0].hands[1].is_blackjack
+    _, coup = play([box(1)], "AS", "6C", "AH", "10C", ("split",), "AD", resplit_aces=False)
+    assert coup.due().to == "box 1"  # hand 1 is done with A-A; hand 2's card is next
+
+
 def test_v_28_side_bettor_matches_the_split_or_follows_the_first_hand():
     bets = [box(1, 2000, "holder", "h"), box(1, 1000, "side1", "s1"), box(1, 1000, "side2", "s2")]
     g, coup = play(bets, "9S", "6C", "9H", "10C", ("split",), ("side_split", {"ticket": "s1", "match": True}),
@@ -266,6 +319,18 @@ def test_v_30_side_bettor_may_double_when_the_holder_doubles():
 def test_v_31_double_after_a_split():
     _, coup = play([box(1)], "5S", "10C", "5H", "7C", ("split",), "4D", ("double",), "KD")
     assert coup.boxes[0].hands[0].doubled and coup.boxes[0].hands[0].total == 19
+
+
+def test_v_32_only_the_first_two_cards_ace_stays_one_an_ace_drawn_on_the_double_counts_1_or_11():
+    """V.32: "Sempre que for um ás uma das duas primeiras cartas ... é obrigado a manter-lhe esse valor".
+    The audit's case: A-8 doubled (9, the ace as 1) draws an ace: 1 + 8 + 11 = 20, which beats the
+    dealer's 19 — the box wins 1,000 and its double 1,000; the code counted both aces 1 (10) and took
+    the 2,000."""
+    g, coup = play([box(1, 1000)], "AS", "10C", "8H", "9C", ("double",), "AD")
+    hand = coup.boxes[0].hands[0]
+    assert hand.ace_as_one and hand.total == 20 and coup.is_complete
+    out = by_ticket(g.settle(coup, [box(1, 1000)]))
+    assert (out["b1"].paid, out["b1/hand1/double"].paid) == (1000, 1000)
 
 
 def test_v_32_an_ace_counted_one_for_a_double_stays_one():

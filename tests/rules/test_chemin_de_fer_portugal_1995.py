@@ -192,3 +192,14 @@ def test_i_45_bank_loses_only_what_the_punters_faded():
     bank, p1 = game(commission=F(0)).settle(coup, [Bet("bank", "banker", 10_000, "b"), Bet("p1", "player", 4000, "x")])
     assert (bank.result, bank.kept, bank.returned) == (Result.LOSE, 4000, 6000)
     assert (p1.paid, p1.returned) == (4000, 4000)
+
+
+def test_i_36_punters_stake_the_minimum_or_multiples_i_35_the_bank_only_a_minimum():
+    """I.36: "As apostas dos pontos devem ser de valor igual ou múltiplo do mínimo"; I.35 asks the bank
+    only its minimum: a bank of 10,500 is accepted, a punter's 1,500 at a 1,000 minimum is not."""
+    layout = Layout(game())
+    layout.place(Bet("bank", "banker", 10_500, "b"))
+    with pytest.raises(BetRefused) as err:
+        layout.place(Bet("p1", "player", 1500, "x"))
+    assert err.value.reason is RefusalReason.NOT_MULTIPLE_OF_MINIMUM and "I.36" in err.value.message
+    layout.place(Bet("p2", "player", 2000, "x"))

@@ -8,6 +8,7 @@ import pytest
 
 from firmware_host.rules.bets import Result
 from firmware_host.rules.errors import BetRefused, RefusalReason
+from firmware_host.rules.stakes import Limits
 
 from .tables import craps_table, outcome_of, place, single, won
 
@@ -137,3 +138,20 @@ def test_1985_has_no_ace_deuce_horn_or_big_small():
         with pytest.raises(BetRefused) as refused:
             place(craps_table(BOOK), bet)
         assert refused.value.reason is RefusalReason.UNKNOWN_BET
+
+
+def test_1985_asks_no_multiple_of_the_minimum_the_house_rule_may_add_it():
+    """Portaria 97/85/M names no multiple of the minimum (2010 Art. 5.6 added it): a field of 150 at a
+    100 minimum is accepted, unless the table sets limits.all_multiples_of_minimum."""
+    place(craps_table(BOOK), "field", 150)
+    house = craps_table(BOOK, limits=Limits(100, 10_000, all_multiples_of_minimum=True))
+    with pytest.raises(BetRefused) as refused:
+        place(house, "field", 150)
+    assert refused.value.reason is RefusalReason.NOT_MULTIPLE_OF_MINIMUM
+
+
+def test_art_1_the_1985_book_sets_no_condition_on_the_shooter():
+    """Art. 1: "o lançamento dos dados só pode ser feito por um deles" — one player throws; no bet needed."""
+    table = craps_table(BOOK)
+    assert table.game.shooter_refusal(table.open_bets, "ana") is None
+    assert table.game.void_reasons == {"off_table": "Macau 1985 Art. 1"}

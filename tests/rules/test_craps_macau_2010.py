@@ -193,3 +193,25 @@ def test_art_7_2_edge_table_covers_every_bet_of_the_book():
     table = craps_table(BOOK)
     rows = table.game.edge_rows()
     assert {r.bet for r in rows} == set(table.game.table.bet_ids)
+
+
+def test_art_2_1_only_a_player_who_has_bet_throws_the_dice():
+    """Art. 2.1: "só um jogador que tenha apostado o valor mínimo pode lançar os dados"; Art. 2.3: from
+    the stickman's left, or the next if he declines (no preference for the pass line here)."""
+    table = craps_table(BOOK)
+    place(table, "field", 600, owner="rui")
+    place(table, "pass", 600, owner="eva")
+    craps = table.game
+    assert "Art. 2.1" in craps.shooter_refusal(table.open_bets, "ana")
+    assert craps.shooter_refusal(table.open_bets, "rui") is None
+    assert craps.shooters(table.open_bets, ["ana", "rui", "eva"]) == ["rui", "eva"]
+
+
+def test_art_3_3_dice_thrown_without_rolling_make_a_void_throw():
+    """Art. 3.3: "Os dados sejam atirados para a mesa, sem rolamento" — void, thrown again, like dice off
+    the layout (3.2 (1)) or short of the middle (3.2 (2)). The rule book lists the reasons it voids a
+    throw for; a void throw never reaches settlement (the bets stay as they are)."""
+    table = craps_table(BOOK)
+    assert table.game.void_reasons["not_rolled"] == "Macau 2010 Art. 3.3"
+    assert set(table.game.void_reasons) == {"off_table", "not_past_middle", "not_rolled"}
+    assert "not_rolled" not in craps_table("portugal-1995").game.void_reasons  # VI.7 voids two things only

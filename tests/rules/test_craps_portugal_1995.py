@@ -6,8 +6,9 @@ from fractions import Fraction as F
 
 import pytest
 
-from firmware_host.rules.bets import Result
+from firmware_host.rules.bets import Moment, Result
 from firmware_host.rules.errors import BetRefused, RefusalReason
+from firmware_host.rules.stakes import Limits
 
 from .tables import craps_table, outcome_of, place, single, won
 
@@ -117,6 +118,66 @@ def test_vi_11_1_odds_stake_may_not_exceed_the_line_bet_and_may_be_withdrawn():
     assert table.withdraw(odds.ticket).returned == 1000
 
 
+def test_vi_11_1_odds_may_not_lead_to_a_payment_above_the_table_maximum():
+    """VI.11.1: odds "não dêem lugar a pagamento superior ao máximo". At a 500,000 table, pass 500,000
+    with odds 500,000 on 4 would pay 1,000,000 at 2:1: refused; 250,000 pays 500,000 and is accepted."""
+    table = craps_table(BOOK, limits=Limits(500, 500_000))
+    place(table, "pass", 500_000)
+    table.throw((1, 3))
+    with pytest.raises(BetRefused) as refused:
+        place(table, "odds", 500_000, number=4)
+    assert refused.value.reason is RefusalReason.ODDS_OVER_LIMIT and "VI.11.1" in refused.value.message
+    odds = place(table, "odds", 250_000, number=4)
+    with pytest.raises(BetRefused):
+        place(table, "odds", 500, number=4)  # together 250,500 would pay 501,000
+    assert outcome_of(table, odds, (2, 2)).paid == 500_000
+
+
+def test_vi_11_1_odds_payment_cap_is_the_1995_books_own():
+    """Macau 2010 sets the odds by the line bet only (Art. 5.2.2, 6.2): a 6x table pays odds above the maximum."""
+    table = craps_table("macau-2010", limits=Limits(100, 500_000), odds_multiple=6)
+    place(table, "pass", 500_000)
+    table.throw((1, 3))
+    place(table, "odds", 500_000, number=4)
+
+
+def test_vi_11_1_odds_may_come_down_any_time_before_the_decision():
+    """VI.11.1: odds "podem ser retiradas em qualquer altura antes da decisão das jogadas". The audit's
+    case: after "no more bets", before the throw, an odds withdrawal was refused; now it is accepted,
+    while a place bet then is not (betting is closed), and nothing comes down once the dice are thrown."""
+    table = craps_table(BOOK)
+    place(table, "pass", 1000)
+    table.throw((2, 3))
+    odds = place(table, "odds", 1000, number=5)
+    place_6 = place(table, "place_6", 600)
+    assert table.withdraw(odds.ticket, Moment.BEFORE_DECISION).returned == 1000
+    with pytest.raises(BetRefused) as refused:
+        table.withdraw(place_6.ticket, Moment.BEFORE_DECISION)
+    assert refused.value.reason is RefusalReason.BETTING_CLOSED
+    again = place(table, "odds", 1000, number=5)
+    with pytest.raises(BetRefused) as refused:
+        table.withdraw(again.ticket, Moment.DECIDING)
+    assert refused.value.reason is RefusalReason.BETTING_CLOSED
+
+
+def test_vi_11_1_odds_withdrawal_is_the_1995_books_own_a_choice_elsewhere():
+    """2010 and 1985 are silent: by default odds come down while betting is open only; a table may
+    choose `odds_withdrawal = "until_decision"`; a 1995 table cannot choose less than VI.11.1."""
+    from firmware_host.rules.errors import RulebookError
+    for options, allowed in (({}, False), ({"odds_withdrawal": "until_decision"}, True)):
+        table = craps_table("macau-2010", odds_multiple=6, **options)
+        place(table, "pass", 1000)
+        table.throw((2, 3))
+        odds = place(table, "odds", 1000, number=5)
+        if allowed:
+            table.withdraw(odds.ticket, Moment.BEFORE_DECISION)
+        else:
+            with pytest.raises(BetRefused):
+                table.withdraw(odds.ticket, Moment.BEFORE_DECISION)
+    with pytest.raises(RulebookError):
+        craps_table(BOOK, odds_withdrawal="while_betting")
+
+
 @pytest.mark.parametrize("point,faces,ratio", [(6, (1, 5), F(6, 5)), (5, (1, 4), F(3, 2)), (4, (1, 3), F(2))])
 def test_vi_11_1_odds_payments(point, faces, ratio):
     table = craps_table(BOOK)
@@ -172,6 +233,18 @@ def test_vi_12_place_bets_must_be_multiples_of_the_minimum():
     assert refused.value.reason is RefusalReason.NOT_MULTIPLE_OF_MINIMUM
 
 
+def test_vi_12_only_the_bets_on_the_numbers_must_be_multiples_of_the_minimum():
+    """VI.12: "As apostas nestas chances" — the place-to-win and place-to-lose bets; chapter VI asks
+    it of no other bet: a field of 750 at a 500 minimum is accepted, a lay 6 of 750 is not."""
+    table = craps_table(BOOK, limits=Limits(500, 500_000))
+    place(table, "field", 750)
+    place(table, "big_6", 750)
+    for bet in ("lay_6", "place_8"):
+        with pytest.raises(BetRefused) as refused:
+            place(table, bet, 750)
+        assert refused.value.reason is RefusalReason.NOT_MULTIPLE_OF_MINIMUM and "VI.12" in refused.value.message
+
+
 @pytest.mark.parametrize("faces,ratio", [((1, 1), 2), ((6, 6), 2), ((1, 2), 1), ((5, 6), 1)])
 def test_vi_13_1_field(faces, ratio):
     assert won(single(craps_table(BOOK), "field", faces)) == ratio
@@ -184,3 +257,14 @@ def test_vi_1995_has_no_horn_nor_big_small_and_no_field_12_choice():
     for bet in ("horn", "big", "small"):
         with pytest.raises(BetRefused):
             place(craps_table(BOOK), bet)
+
+
+def test_vi_5_players_who_bet_throw_the_pass_line_bettors_first():
+    """VI.5: the dice are thrown by players who have made any bet, from the stickman's left, "tendo
+    preferência o que tenha apostado no pass-line"."""
+    table = craps_table(BOOK)
+    place(table, "field", 600, owner="rui")
+    place(table, "pass", 600, owner="eva")
+    place(table, "big_6", 600, owner="ana")
+    assert table.game.shooters(table.open_bets, ["zé", "rui", "eva", "ana"]) == ["eva", "rui", "ana"]
+    assert "VI.5" in table.game.shooter_refusal(table.open_bets, "zé")

@@ -16,7 +16,7 @@ from firmware_host.rules.layout import Layout
 from firmware_host.rules.misdeal import BeyondComposition, CoupVoid, UnknownCard, WrongOrder
 from firmware_host.rules.paikao_game import PaiKao, PaiKaoRound
 from firmware_host.rules.paikao_hands import GONG, PAIR, POINTS, WONG, BadHand, compare, line_winner, pair_value, set_hand
-from firmware_host.rules.paikao_tiles import RANK, SET, Tile, parse_tile
+from firmware_host.rules.paikao_tiles import RANK, SET, parse_tile
 
 T = parse_tile
 

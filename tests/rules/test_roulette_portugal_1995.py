@@ -145,6 +145,14 @@ def test_x_27_maximum_is_a_ratio_of_the_minimum(kind, ratio):
     assert err.value.reason is RefusalReason.OVER_MAXIMUM
 
 
+def test_x_27_stakes_need_not_be_multiples_of_the_minimum():
+    """Chapters IX and X fix a minimum and maxima, never a multiple of the minimum: red 700 at a 500
+    minimum is accepted (and pays 700)."""
+    layout = Layout(game(limits=Limits(500, 1_000_000)))
+    layout.place(bet("red", 700))
+    assert layout.game.settle(1, layout.bets)[0].paid == 700
+
+
 def test_x_27_corner_ratio_is_a_table_setting():
     assert game(corner_max_ratio=50).maximum_for("corner") == 5000
 

@@ -57,6 +57,12 @@ def test_vii_7h_8h_totals(total, ratio):
     assert won(single(cussec_table(), f"total_{total}", faces)) == ratio
 
 
+def test_vii_stakes_need_not_be_multiples_of_the_minimum():
+    """Chapter VII names no multiple of the minimum: 300 on big at a 200 minimum is accepted."""
+    table = cussec_table(limits=Limits(200, 200_000))
+    assert single(table, "big", (6, 5, 6), stake=300).paid == 300
+
+
 def test_vii_10_winning_stake_stays_with_the_player():
     out = single(cussec_table(), "big", (6, 5, 6), stake=1000)
     assert out.returned == 1000 and out.paid == 1000
@@ -103,17 +109,50 @@ def test_iv_10_11_line_bets_count_half_the_chips():
 
 
 def test_iv_11_line_bets_between_twice_the_minimum_and_twice_the_maximum():
-    table = banca_table(limits=Limits(100, 10_000))
+    """IV.11: a line bet is half the chips, from twice the minimum to twice the maximum; chapter IV
+    asks no multiple of the minimum: a line of 600 at a 200 minimum (300 at risk) is accepted."""
+    table = banca_table(limits=Limits(200, 10_000))
+    place(table, "small_line", 600)
     with pytest.raises(BetRefused) as refused:
-        place(table, "small_line", 100)
+        place(table, "small_line", 200)
     assert refused.value.reason is RefusalReason.UNDER_MINIMUM
     with pytest.raises(BetRefused) as refused:
-        place(table, "small_line", 300)
-    assert refused.value.reason is RefusalReason.NOT_MULTIPLE_OF_MINIMUM
-    place(table, "small_line", 20_000)  # twice the maximum (200 x 100 = the small maximum)
+        place(table, "small_line", 601)  # half of it is not a whole minor unit
+    assert refused.value.reason is RefusalReason.NOT_MULTIPLE_OF_STEP
+    place(table, "big_line", 20_000)  # twice the maximum 10,000
     with pytest.raises(BetRefused) as refused:
-        place(table, "small_line", 200, owner="p1")
+        place(table, "big_line", 400, owner="p1")
     assert refused.value.reason is RefusalReason.OVER_MAXIMUM
+
+
+def test_iv_7_d_dice_touched_before_the_announcement_winners_paid_nobody_loses():
+    """IV.7 d: the dealer lifted or touched the dice without announcing the chance: "o golpe será válido,
+    ganhando os jogadores que tenham apostado na chance correspondente aos pontos saídos e não perdendo
+    nenhuma das outras chances". Total 6: small wins; aces and big, which would have lost, stay on the
+    layout (the default reading) or are returned (touched_dice_losers = "returned")."""
+    table = banca_table()
+    small, big, aces = place(table, "small", 400), place(table, "big", 400), place(table, "aces", 100)
+    out = {o.bet.ticket: o for o in table.throw((1, 2, 3), dealer_touched=True).outcomes()}
+    assert (out[small.ticket].result, out[small.ticket].paid) == (Result.WIN, 400)
+    assert out[big.ticket].result is out[aces.ticket].result is Result.STAY and out[big.ticket].kept == 0
+    assert {b.ticket for b in table.open_bets.bets} == {big.ticket, aces.ticket}
+    assert outcome_of(table, big, (5, 5, 5)).result is Result.WIN  # a later throw decides them as usual
+    returned = banca_table(touched_dice_losers="returned")
+    loser = place(returned, "big", 400)
+    out = returned.throw((1, 2, 3), dealer_touched=True).outcomes()[0]
+    assert (out.bet, out.result, out.returned, out.kept) == (loser, Result.PUSH, 400, 0)
+
+
+def test_iv_7_d_is_banca_francesas_rule_only():
+    from firmware_host.rules.errors import RulesError
+    with pytest.raises(RulesError, match="IV.7 d"):
+        cussec_table().throw((1, 2, 3), dealer_touched=True)
+
+
+def test_iv_8_void_throws_and_their_articles():
+    reasons = banca_table().game.void_reasons
+    assert reasons["cocked"] == "Portugal 1995 IV.8 f" and reasons["stacked"] == "Portugal 1995 IV.8 g"
+    assert cussec_table().game.void_reasons["overlapping"] == "Portugal 1995 VII.6"
 
 
 def test_iv_17_maxima_small_big_200_and_aces_6_times_the_minimum():
