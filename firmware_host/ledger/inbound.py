@@ -11,6 +11,7 @@ a topic the ledger does not book.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -28,6 +29,7 @@ BODY_TYPE: dict[str, Any] = {"result": ResultPayload, "settlement": SettlementPa
 
 Name = Annotated[str, Meta(min_length=1, max_length=128, pattern=r"^[^/#+\x00]+$")]
 Utc = Annotated[str, Meta(pattern=r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z$")]
+HEAD = re.compile("[0-9a-f]{64}")
 
 
 class Envelope(Struct):
@@ -40,12 +42,6 @@ class Envelope(Struct):
     prev_seq: Annotated[int, Meta(ge=0, le=2**62)]
     utc: Utc
     schema: Literal[1]
-
-
-class StateChain(Struct):
-    """`state.journal`: the chain point an anchor is taken from."""
-
-    journal: JournalPoint
 
 
 class SlotEnvelope(Struct):
@@ -154,15 +150,16 @@ def _table_message(topic: str, table: str, leaf: str, payload: bytes, via: str) 
     if envelope.prev_seq >= envelope.seq:
         return Refused("malformed", f"prev_seq {envelope.prev_seq} is not below seq {envelope.seq}", topic, payload,
                        **where)
-    chain = None
     try:
         body = msgspec.json.decode(payload, type=BODY_TYPE[expected])
-        if expected == "state":
-            chain = msgspec.json.decode(payload, type=StateChain).journal
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         return Refused("malformed", f"not a valid {expected} payload: {exc}", topic, payload, **where)
     if expected == "settlement" and body.totals is None:
         return Refused("malformed", "a settlement without totals", topic, payload, **where)
+    chain = body.journal if expected == "state" else None
+    if expected == "state" and (chain is None or not 0 <= chain.records <= 2**62 or not HEAD.fullmatch(chain.head)):
+        return Refused("malformed", "a state without a journal point (records >= 0, head 64 lowercase hex): "
+                       f"{msgspec.json.encode(chain).decode() if chain else 'none'}", topic, payload, **where)
     return TableMessage(table, envelope.epoch, envelope.seq, envelope.prev_seq, leaf, expected, envelope.utc,
                         payload, sha256_hex(payload), body, via, chain)
 

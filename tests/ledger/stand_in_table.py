@@ -25,7 +25,7 @@ from pathlib import Path
 import msgspec
 
 from firmware_host.journal import Journal
-from firmware_host.mqtt.contract import MessagesRequest, MessagesResponse, RecalledMessage
+from firmware_host.mqtt.contract import MessagesRequest, MessagesResponse, MessageCopy
 from firmware_host.mqtt.link import Inbound, LinkSettings, MqttLink, Will, message_properties
 from firmware_host.outbox import OutboxSender
 from tests.service.listener import Listener
@@ -138,7 +138,7 @@ class StandInTable:
             if len(listed) >= request.limit or size + len(row.payload) > MAX_RESPONSE_BYTES:
                 next_after, more = listed[-1].seq, True
                 break
-            listed.append(RecalledMessage(row.seq, row.topic, row.payload.decode()))
+            listed.append(MessageCopy(row.seq, row.topic, row.payload.decode()))
             size += len(row.payload)
         return MessagesResponse(**common, messages=listed, next_after=next_after, more=more,
                                 first_available=first_available)
