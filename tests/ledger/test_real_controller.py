@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 
+from tests.schema.payload_schemas import payload_problems
 from tests.service.broker import MosquittoBroker
 from tests.service.listener import Listener
 from tests.service.table_run import run_table, start_table, stop_table, table_config
@@ -53,6 +54,7 @@ def test_a_lost_journal_is_locked_out_by_the_ledgers_anchor_alone(tmp_path):
         assert rig.wait_until(lambda: rig.books_value(url, "SELECT epoch, seq, records, head, round FROM anchors "
                                                           "WHERE published_utc IS NOT NULL") == newest, 60)
         anchor = retained_anchor(broker.url)
+        assert payload_problems(anchor) == []  # docs/schema/mqtt/anchor.json
         assert (anchor["epoch"], anchor["seq"], anchor["records"], anchor["head"], anchor["round"]) == newest[0]
         assert rig.books_value(url, "SELECT COUNT(*) FROM anomalies") == [(0,)]
 
