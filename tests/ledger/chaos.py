@@ -26,7 +26,7 @@ REPLACED = "sim-baccarat"
 SECOND_EPOCH_ROUNDS = 5
 LEDGERS = ("backoffice", "ledger-2")
 LEDGER_ARGS = ("--audit-every", "20")
-PACE = {"action_seconds": 0.02, "betting_seconds": 0.05, "camera": "random"}
+PACE = {"action_seconds": 0.05, "betting_seconds": 0.3, "camera": "random"}  # rounds the ledgers can follow
 
 
 @dataclass(frozen=True)
@@ -75,13 +75,19 @@ class Floor:
         return len(rig.journal_settlements(self.journal(table)))
 
     def caught_up(self, *tables, timeout_s: float = 240):
-        """Wait until the books hold every round these (running) tables had journalled and no gap is open."""
+        """Wait until the books hold every round these (running, still playing) tables had journalled when asked,
+        cent for cent, with no gap open up to there."""
+        settled = rig.journal_settlements(*(self.journal(t) for t in tables))
+        upto = {(p["table"], p["epoch"]): max(q["seq"] for q in settled.values()
+                                               if (q["table"], q["epoch"]) == (p["table"], p["epoch"]))
+                for p in settled.values()}
+
         def done():
-            journals = rig.journal_settlements(*(self.journal(t) for t in tables))
-            booked = {k: v for k, v in rig.booked_settlements(self.url).items() if k in journals}
-            gaps = rig.books_value(self.url, "SELECT COUNT(*) FROM gaps WHERE filled_utc IS NULL AND table_id IN "
-                                             f"({', '.join('?' * len(tables))})", tables)[0][0]
-            return rig.same_books(journals, booked) == [] and gaps == 0
+            booked = {k: v for k, v in rig.booked_settlements(self.url).items() if k in settled}
+            open_gaps = [g for g in rig.books_value(self.url, "SELECT table_id, epoch, missing_seq FROM gaps WHERE "
+                                                              "filled_utc IS NULL")
+                         if g[2] <= upto.get((g[0], g[1]), -1)]
+            return rig.same_books(settled, booked) == [] and not open_gaps
         assert rig.wait_until(done, timeout_s, every_s=1.0), f"the books did not catch up with {tables}"
 
     def stop(self):
