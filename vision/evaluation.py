@@ -22,6 +22,23 @@ from .errors import DatasetError
 from .reading import Reading
 
 
+THRESHOLDS = (0.5, 0.7, 0.8, 0.9, 0.95, 0.99)
+
+
+def reliability(confidences: list[tuple[float, bool]]) -> list[dict]:
+    """For each threshold t: the dice read at confidence >= t and the share of them that were wrong,
+    beside what t claims (1 - t). `confidences`: (confidence, right) of every die read."""
+    conf = np.array([c for c, _ in confidences], float)
+    right = np.array([r for _, r in confidences], bool)
+    rows = []
+    for t in THRESHOLDS:
+        sel = conf >= t
+        n = int(sel.sum())
+        wrong = int((~right[sel]).sum())
+        rows.append({"t": t, "dice": n, "wrong": wrong, "error": round(wrong / max(n, 1), 5), "claimed": round(1 - t, 5)})
+    return rows
+
+
 @dataclass(slots=True)
 class Score:
     """Counts over a set of images."""
@@ -35,11 +52,13 @@ class Score:
     declined: int = 0
     missed: int = 0
     ms: list[float] = field(default_factory=list)
+    confidences: list[tuple[float, bool]] = field(default_factory=list)  # (confidence, right) of each die read
 
     def add(self, other: "Score") -> None:
         for name in ("images", "images_right", "dice", "right", "misread", "phantom", "declined", "missed"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.ms += other.ms
+        self.confidences += other.confidences
 
     def as_json(self) -> dict:
         n = max(self.dice, 1)
@@ -53,6 +72,7 @@ class Score:
             "right": self.right, "misread": self.misread, "phantom": self.phantom,
             "declined": self.declined, "missed": self.missed,
             "ms_median": round(float(np.median(self.ms)), 2) if self.ms else None,
+            "reliability": reliability(self.confidences),
         }
 
 
@@ -71,12 +91,16 @@ def score_reading(reading: Reading, labels: tuple[LabelledDie, ...]) -> Score:
         die = reading.dice[i]
         if not die.is_read:
             s.declined += 1
-        elif die.value == labels[j].value:
+            continue
+        s.confidences.append((die.confidence, die.value == labels[j].value))
+        if die.value == labels[j].value:
             s.right += 1
         else:
             s.misread += 1
     s.missed = len(labels) - len(taken_g)
-    s.phantom = sum(1 for i, d in enumerate(reading.dice) if i not in taken_d and d.is_read)
+    phantoms = [d for i, d in enumerate(reading.dice) if i not in taken_d and d.is_read]
+    s.phantom = len(phantoms)
+    s.confidences += [(d.confidence, False) for d in phantoms]
     s.images_right = int(s.right == len(labels) and s.misread == 0 and s.phantom == 0)
     return s
 

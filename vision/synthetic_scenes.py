@@ -1,9 +1,12 @@
 """Random scenes for the renderer: dice flat, cocked, stacked, leaning, touching, off the felt; throws with tracks.
 
-A `TableRig` is one table under one fixed camera (layout, camera pose, felt colour); its empty frame
-calibrates the reader as on a real table. `random_scene` makes one throw's resting dice of a given
-kind (`valid`, `cocked`, `stacked`, `overlapping`, `touching`, `off_table`, `not_past_middle`,
-`wall_bounce`), and `throw_track` the table positions of the dice in the frames before they stopped.
+A `TableRig` is one table under one fixed camera (layout, camera pose, look, lamps); its empty frame
+calibrates the reader as on a real table. `random_rig(game, rng, split=...)` draws its look from the
+`tune` or the `unseen` looks (synthetic_looks). `random_scene` makes one throw's resting dice of a
+given kind (`valid`, `cocked` — tipped against something small or against a wall or the dome —,
+`stacked`, `overlapping`, `touching`, `off_table`, `not_past_middle`, `wall_bounce`); some throws put
+a die where a lamp is mirrored in its top face. `throw_track` gives the table positions of the dice
+in the frames before they stopped.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ import numpy as np
 from .camera_model import PinholeCamera
 from .die_geometry import resting_rotation
 from .layouts import Layout, layout_for
-from .synthetic import RED, WHITE, DieStyle, Scene, SceneDie
+from .synthetic import Scene, SceneDie
+from .synthetic_looks import DieStyle, Look, random_look
 
 KINDS = ("valid", "cocked", "stacked", "overlapping", "touching", "off_table", "not_past_middle", "wall_bounce")
 DICE_PER_GAME = {"craps": 2, "banca-francesa": 3, "cussec": 3, "paikao": 4}
@@ -36,14 +40,23 @@ class TableRig:
     game: str
     layout: Layout
     camera: PinholeCamera
-    felt: tuple[int, int, int]
-    style: DieStyle
+    look: Look
     glare: tuple = ()  # highlights of the table's fixed lights (and of the glass dome): x, y, a, b, angle (px)
+    lamps: tuple = ()  # lamps mirrored in glossy faces: (position mm, radius mm, aspect, angle, power)
+    lamp_spots: tuple = ()  # where each lamp is mirrored in a flat die's top face (table mm)
+
+    @property
+    def felt(self) -> tuple[int, int, int]:
+        return self.look.felt
+
+    @property
+    def style(self) -> DieStyle:
+        return self.look.style
 
     def scene(self, dice: list[SceneDie], rng: np.random.Generator, *, clean: bool = False) -> Scene:
         """The dice on this table; `clean` (the calibration frame) has no noise, blur or light change."""
-        s = Scene(self.layout, self.camera, dice, dome=self.layout.dome is not None, felt=self.felt,
-                  glare=list(self.glare))
+        s = Scene(self.layout, self.camera, dice, dome=self.layout.dome is not None, glare=list(self.glare),
+                  look=self.look, lamps=list(self.lamps))
         if not clean:
             s.noise = float(rng.uniform(1.0, 5.0))
             s.blur = float(rng.uniform(0.0, 1.0))
@@ -51,17 +64,27 @@ class TableRig:
         return s
 
 
-def random_rig(game: str, rng: np.random.Generator, style: DieStyle | None = None) -> TableRig:
+def random_rig(game: str, rng: np.random.Generator, style: DieStyle | None = None, split: str = "tune") -> TableRig:
+    """A table of `game` under a camera 0.8-1.2 m above it, with a look of `split` (dice of `style` if given)."""
     layout = layout_for(game)
     w, h = layout.felt_mm
     span = (w + 2 * layout.rail_mm + 110.0, h + 2 * layout.rail_mm + 110.0)
     centre = (w / 2 + rng.uniform(-5, 5), h / 2 + rng.uniform(-5, 5))
-    tilt = tuple(float(t) for t in rng.uniform(-0.015, 0.015, 3))
+    tilt = tuple(float(t) for t in rng.uniform(-0.025, 0.025, 3))
     cam = PinholeCamera.over(centre, span, height_mm=float(rng.uniform(800, 1200)), tilt=tilt)
-    felt = tuple(int(c) for c in np.clip(np.array([60, 110, 25]) + rng.integers(-20, 20, 3), 0, 255))
-    if style is None:
-        style = RED if game == "craps" or rng.random() < 0.5 else WHITE
-    return TableRig(game, layout, cam, felt, style, random_glare(cam, layout, rng))
+    look = random_look(split, game, rng, style)
+    rig = TableRig(game, layout, cam, look, random_glare(cam, layout, rng))
+    lamps, spots = [], []
+    x0, y0, x1, y1 = area(rig)
+    for lamp in look.lamps:
+        # Hung where a flat die's top face at the target mirrors it into the camera.
+        target = np.array([x0 + lamp.target[0] * (x1 - x0), y0 + lamp.target[1] * (y1 - y0), layout.die_mm])
+        ray = target - cam.position
+        reach = (lamp.height_mm - target[2]) / -ray[2]
+        pos = target + reach * np.array([ray[0], ray[1], -ray[2]])
+        lamps.append((pos, lamp.radius_mm, lamp.aspect, lamp.angle, lamp.power))
+        spots.append((float(target[0]), float(target[1])))
+    return TableRig(game, layout, cam, look, rig.glare, tuple(lamps), tuple(spots))
 
 
 def random_glare(cam: PinholeCamera, layout: Layout, rng: np.random.Generator) -> tuple:
@@ -91,10 +114,12 @@ def area(rig: TableRig) -> tuple[float, float, float, float]:
     return x0, 1.5 * d, w - 1.5 * d, h - 1.5 * d
 
 
-def free_spots(rig: TableRig, n: int, rng: np.random.Generator, box=None, gap: float = 2.2) -> list[tuple[float, float]]:
+def free_spots(rig: TableRig, n: int, rng: np.random.Generator, box=None, gap: float = 2.2,
+               taken: list[tuple[float, float]] | None = None) -> list[tuple[float, float]]:
+    """`n` places in `box` (default: where resting dice go) at least `gap` dice apart, the first ones `taken`."""
     x0, y0, x1, y1 = box or area(rig)
     d = rig.layout.die_mm
-    spots: list[tuple[float, float]] = []
+    spots: list[tuple[float, float]] = list(taken or [])
     for _ in range(2000):
         if len(spots) == n:
             break
@@ -104,6 +129,69 @@ def free_spots(rig: TableRig, n: int, rng: np.random.Generator, box=None, gap: f
     if len(spots) < n:
         raise RuntimeError("no room for the dice")
     return spots
+
+
+def under_lamp(rig: TableRig, rng: np.random.Generator) -> list[tuple[float, float]]:
+    """Sometimes (the look's `under_lamp` share of throws) the first die lands where a lamp is mirrored."""
+    if not rig.lamp_spots or rng.random() >= rig.look.under_lamp:
+        return []
+    x, y = rig.lamp_spots[int(rng.integers(0, len(rig.lamp_spots)))]
+    r, a = rng.uniform(0.0, 0.45) * rig.layout.die_mm, rng.uniform(0, 2 * math.pi)
+    return [(x + r * math.cos(a), y + r * math.sin(a))]
+
+
+def cocked_die(rig: TableRig, x: float, y: float, rng: np.random.Generator, tilt_range: tuple[float, float]
+               ) -> tuple[SceneDie, bool]:
+    """A die resting on one edge, tipped `tilt_range` degrees: half of the time leaning on a wall (or the
+    dome), else on something small beside it (a chip) at (x, y). Returns the die and whether it leans on a wall."""
+    d = rig.layout.die_mm
+    tilt = math.radians(rng.uniform(*tilt_range))
+    top = int(rng.integers(1, 7))
+    walls = wall_places(rig)
+    if walls and rng.random() < 0.5:
+        (wx, wy), (nx, ny) = walls[int(rng.integers(0, len(walls)))](rng)
+        towards = math.atan2(-ny, -nx)  # tipped towards the wall it leans on
+        yaw = towards + int(rng.integers(0, 4)) * math.pi / 2 + rng.uniform(-0.12, 0.12)
+        rot = resting_rotation(top, yaw, tilt, towards)
+        die = placed(0.0, 0.0, rot, rig.style, "cocked", d)
+        reach = float(max(-(c[0] * nx + c[1] * ny) for c in die.corners()))
+        die.centre[0], die.centre[1] = wx + nx * reach, wy + ny * reach
+        return die, True
+    yaw = rng.uniform(0, 2 * math.pi)
+    rot = resting_rotation(top, yaw, tilt, yaw + int(rng.integers(0, 4)) * math.pi / 2)
+    return placed(x, y, rot, rig.style, "cocked", d), False
+
+
+def wall_places(rig: TableRig) -> list:
+    """For each wall a die can lean on: a function rng -> (a point of the wall, its normal into the table)."""
+    d = rig.layout.die_mm
+    x0, y0, x1, y1 = area(rig)
+    places = []
+    if rig.layout.dome:
+        (cx, cy), r = rig.layout.dome
+
+        def on_dome(rng):
+            a = rng.uniform(0, 2 * math.pi)
+            return (cx + r * math.cos(a), cy + r * math.sin(a)), (-math.cos(a), -math.sin(a))
+        return [on_dome]
+    w, h = rig.layout.felt_mm
+    for (ax, ay), (bx, by) in rig.layout.walls:
+        ex, ey = bx - ax, by - ay
+        length = math.hypot(ex, ey)
+        nx, ny = -ey / length, ex / length
+        if nx * (w / 2 - ax) + ny * (h / 2 - ay) < 0:
+            nx, ny = -nx, -ny
+
+        def on_wall(rng, a=(ax, ay), e=(ex, ey), n=(nx, ny)):
+            for _ in range(50):
+                t = rng.uniform(0.1, 0.9)
+                p = (a[0] + t * e[0], a[1] + t * e[1])
+                # Along the wall, inside where resting dice go (past the middle line for craps).
+                if x0 - d <= p[0] + n[0] * d <= x1 + d and y0 - d <= p[1] + n[1] * d <= y1 + d:
+                    return p, n
+            return (a[0] + 0.5 * e[0], a[1] + 0.5 * e[1]), n
+        places.append(on_wall)
+    return places
 
 
 def flat(rig: TableRig, x: float, y: float, rng: np.random.Generator, pose: str = "flat") -> SceneDie:
@@ -121,18 +209,16 @@ def random_scene(rig: TableRig, kind: str, rng: np.random.Generator,
         mid = rig.layout.middle[0][0]
         spots = free_spots(rig, n, rng, (1.5 * d, 1.5 * d, mid - 1.0 * d, h - 1.5 * d))
         return [flat(rig, x, y, rng) for x, y in spots]
-    spots = free_spots(rig, n, rng)
-    dice = [flat(rig, x, y, rng) for x, y in spots]
-    if kind == "valid":
-        return dice
     if kind == "cocked":
-        x, y = spots[0]
         # Resting on one edge (against a chip stack, a wall or the dome), tipped 15-40 degrees: past
         # 40 the top face and a side face are almost equally exposed, which no reader (or dealer) can rank.
-        tilt = math.radians(rng.uniform(*cocked_tilt))
-        yaw = rng.uniform(0, 2 * math.pi)
-        rot = resting_rotation(int(rng.integers(1, 7)), yaw, tilt, yaw + int(rng.integers(0, 4)) * math.pi / 2)
-        dice[0] = placed(x, y, rot, rig.style, "cocked", d)
+        x, y = free_spots(rig, 1, rng)[0]
+        die, _ = cocked_die(rig, x, y, rng, cocked_tilt)
+        spots = free_spots(rig, n, rng, taken=[(float(die.centre[0]), float(die.centre[1]))])
+        return [die] + [flat(rig, x, y, rng) for x, y in spots[1:]]
+    spots = free_spots(rig, n, rng, taken=under_lamp(rig, rng))
+    dice = [flat(rig, x, y, rng) for x, y in spots]
+    if kind == "valid":
         return dice
     if kind == "off_table":
         w, h = rig.layout.felt_mm
@@ -160,9 +246,11 @@ def random_scene(rig: TableRig, kind: str, rng: np.random.Generator,
     if kind == "stacked":
         x, y = spots[0]
         dice[0] = flat(rig, x, y, rng, "stacked_under")
-        off = rng.uniform(0.0, 0.22) * d
+        # The upper die anywhere over the lower one's middle, turned on it by any angle (0-45 degrees
+        # covers every turn of a square); nearly aligned stacks right under the camera hide their sides.
+        off = rng.uniform(0.0, 0.3) * d
         a = rng.uniform(0, 2 * math.pi)
-        yaw = rng.uniform(math.radians(15), math.radians(75))
+        yaw = rng.uniform(-math.radians(45), math.radians(45))
         top_yaw = float(np.arctan2(dice[0].rotation[1, 0], dice[0].rotation[0, 0])) + yaw
         dice[1] = placed(x + off * math.cos(a), y + off * math.sin(a),
                          resting_rotation(int(rng.integers(1, 7)), top_yaw), rig.style, "stacked", d, base=d)

@@ -43,7 +43,9 @@ def test_render_calibrate_read_json_and_evidence(tmp_path, capsys):
     if doc["verdict"] == "valid":
         assert doc["reason"] is None and sorted(read) == sorted(t["value"] for t in truth["dice"])
     else:
-        assert doc["reason"] == "uncertain"
+        # A decline, or a die the pose network took for stacked or cocked (about 2% of flat dice on the
+        # tune looks, docs/vision.md): a void, never a value published.
+        assert doc["reason"] in ("uncertain", "stacked", "cocked")
     evidence = cv2.imread(doc["evidence"])
     assert evidence is not None and evidence.shape == cv2.imread(str(frame)).shape
 

@@ -5,13 +5,15 @@ dice labelled with their most exposed face, pose an index into POSES; dice hidde
 not labelled) and
 OUT/labels/NAME.die (the die edge in pixels from the calibration, as the reader will use, then the
 camera's nadir x, y and focal length in pixels: the pose network's `View`).
-The seeds used here (1000+) never overlap the evaluation seeds (0-99).
+The seeds used here (1000+) never overlap the evaluation seeds (0-99). Tables take only the `tune`
+looks (vision/synthetic_looks.py): the `unseen` looks are never rendered for training.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -35,6 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kinds", default=",".join(sorted(set(KINDS))),
                     help="comma-separated kinds of throw to render (default: the usual mix)")
     ap.add_argument("--cocked-tilt", default="15,40", help="degrees LO,HI a cocked die is tipped by")
+    ap.add_argument("--under-lamp", type=float, help="share of throws with a die where a lamp is mirrored "
+                    "(default: each look's own, 0.2-0.4)")
     args = ap.parse_args(argv)
     wanted = set(args.kinds.split(","))
     unknown = wanted - set(KINDS)
@@ -50,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
         game = games[i % len(games)]
         if game not in rigs or i % 40 < len(games):
             rig = random_rig(game, rng)
+            if args.under_lamp is not None:
+                rig = replace(rig, look=replace(rig.look, under_lamp=args.under_lamp))
             empty, _ = render(rig.scene([], rng, clean=True), rng)
             cal = calibrate(empty, rig.layout, float(rig.camera.position[2]))
             rigs[game] = (rig, cal.die_px, View.of(cal, *empty.shape[1::-1]))

@@ -28,14 +28,18 @@ N_POSES = 5  # flat, cocked, stacked, leaning (on another die), overlapped (anot
 
 
 class FaceNet(nn.Module):
-    """Three conv stages and a linear head: 7 class logits, (dx, dy) in die edges, 5 pose logits."""
+    """Three conv stages and a linear head: 7 class logits, (dx, dy) in die edges, 5 pose logits.
+    `norm=False` leaves out batch norm (the shape of an exported network, whose batch norm is folded into
+    the convolutions: see `start_from`)."""
 
-    def __init__(self, width: int = 16, outputs: int = N_CLASSES + 2 + N_POSES, in_channels: int = 3) -> None:
+    def __init__(self, width: int = 16, outputs: int = N_CLASSES + 2 + N_POSES, in_channels: int = 3,
+                 norm: bool = True) -> None:
         super().__init__()
         w = width
 
         def block(i: int, o: int) -> list[nn.Module]:
-            return [nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
+            conv = nn.Conv2d(i, o, 3, padding=1, bias=not norm)
+            return [conv, nn.BatchNorm2d(o), nn.ReLU(inplace=True)] if norm else [conv, nn.ReLU(inplace=True)]
 
         self.features = nn.Sequential(
             *block(in_channels, w), nn.MaxPool2d(2),
@@ -47,6 +51,31 @@ class FaceNet(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.features(x))
+
+
+def start_from(weights: Path, outputs: int, in_channels: int) -> FaceNet:
+    """A FaceNet (without batch norm) holding the weights of a committed ONNX network, to fine-tune it."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(weights))
+    init = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    net = FaceNet(outputs=outputs, in_channels=in_channels, norm=False)
+    convs = [n for n in model.graph.node if n.op_type == "Conv"]
+    layers = [m for m in net.features if isinstance(m, nn.Conv2d)]
+    (gemm,) = [n for n in model.graph.node if n.op_type == "Gemm"]
+    if len(convs) != len(layers):
+        raise ValueError(f"{weights}: {len(convs)} convolutions, FaceNet has {len(layers)}")
+    pairs = [(layer.weight, node.input[1]) for layer, node in zip(layers, convs)]
+    pairs += [(layer.bias, node.input[2]) for layer, node in zip(layers, convs)]
+    pairs += [(net.head[1].weight, gemm.input[1]), (net.head[1].bias, gemm.input[2])]
+    with torch.no_grad():
+        for param, name in pairs:
+            value = torch.from_numpy(init[name].copy())
+            if value.shape != param.shape:
+                raise ValueError(f"{weights}: {name} is {tuple(value.shape)}, FaceNet wants {tuple(param.shape)}")
+            param.copy_(value)
+    return net
 
 
 class Scene:
@@ -162,6 +191,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--epochs", type=int, default=60)
     ap.add_argument("--steps", type=int, default=200, help="batches per epoch")
     ap.add_argument("--holdout-val", action="store_true", help="keep the inner validation part out of training")
+    ap.add_argument("--threads", type=int, default=2, help="CPU threads (1 on a busy machine: no spinning)")
+    ap.add_argument("--init", type=Path, help="fine-tune this ONNX network (same shape) instead of starting afresh")
+    ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate")
     ap.add_argument("--seed", type=int, default=4)
     ap.add_argument("--extra-share", type=float, default=0.4, help="share of samples from --extra scenes")
     ap.add_argument("--pose-weight", type=float, default=1.0, help="weight of the pose loss")
@@ -171,7 +203,8 @@ def main(argv: list[str] | None = None) -> int:
     rng = random.Random(args.seed)
     torch.manual_seed(args.seed)
     np.random.seed(args.seed)
-    torch.set_num_threads(2)
+    torch.set_num_threads(args.threads)
+    cv2.setNumThreads(args.threads)
     scenes, extra = [], []
     for image in list_images(args.dataset):
         if split_of(image.name) != DEVELOPMENT:
@@ -188,8 +221,8 @@ def main(argv: list[str] | None = None) -> int:
     def pick() -> Scene:
         return rng.choice(extra) if extra and rng.random() < args.extra_share else rng.choice(scenes)
 
-    net = FaceNet()
-    opt, sched, ce = training_setup(net, args.epochs * args.steps)
+    net = start_from(args.init, N_CLASSES + 2 + N_POSES, 3) if args.init else FaceNet()
+    opt, sched, ce = training_setup(net, args.epochs * args.steps, args.lr)
     batch = 96
     for epoch in range(args.epochs):
         net.train()
@@ -220,10 +253,10 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def training_setup(net: nn.Module, total_steps: int):
-    """The optimiser, one-cycle schedule and loss both networks are trained with."""
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=total_steps)
+def training_setup(net: nn.Module, total_steps: int, lr: float = 3e-3):
+    """The optimiser, one-cycle schedule and loss both networks are trained with (`lr`: the peak rate)."""
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=total_steps)
     return opt, sched, nn.CrossEntropyLoss(label_smoothing=0.02)
 
 

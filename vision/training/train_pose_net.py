@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+import cv2
 import numpy as np
 import torch
 
@@ -23,7 +24,7 @@ from vision.pose_net import POSE_PX, POSES, pose_crop, to_blob
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from train_face_net import (FaceNet, Scene, augment_colour, pick_die,  # noqa: E402 - same body, scenes, colours
-                            training_setup)
+                            start_from, training_setup)
 
 
 def sample(scene: Scene, rng: random.Random, tipped_weight: float) -> tuple[np.ndarray, float, int]:
@@ -49,18 +50,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--steps", type=int, default=200, help="batches per epoch")
     ap.add_argument("--photo-share", type=float, default=0.15, help="share of samples from the photos")
     ap.add_argument("--tipped-weight", type=float, default=3.0)
+    ap.add_argument("--threads", type=int, default=2, help="CPU threads (1 on a busy machine: no spinning)")
+    ap.add_argument("--init", type=Path, help="fine-tune this ONNX network (same shape) instead of starting afresh")
+    ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
     torch.manual_seed(args.seed)
     np.random.seed(args.seed)
-    torch.set_num_threads(2)
+    torch.set_num_threads(args.threads)
+    cv2.setNumThreads(args.threads)
     photos = [Scene(p, label_path(args.dataset, p)) for p in list_images(args.dataset) if split_of(p.name) == DEVELOPMENT]
     rendered = [s for s in (Scene(p, label_path(args.extra, p)) for p in list_images(args.extra)) if s.dice]
     print(f"{len(photos)} photos, {len(rendered)} rendered frames", flush=True)
     # The same body; global pooling takes the 48x48 crop; a fourth input plane (the view tangent); 5 pose logits.
-    net = FaceNet(outputs=len(POSES), in_channels=4)
-    opt, sched, ce = training_setup(net, args.epochs * args.steps)
+    net = start_from(args.init, len(POSES), 4) if args.init else FaceNet(outputs=len(POSES), in_channels=4)
+    opt, sched, ce = training_setup(net, args.epochs * args.steps, args.lr)
     batch = 96
     for epoch in range(args.epochs):
         net.train()

@@ -1,0 +1,70 @@
+"""Why a value found is still not a read: checks on each die of a reading against the others, the frame and
+the camera model. Each returns True when the die must be declined (`uncertain`); none ever makes a read."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from .calibration import Calibration
+from .pose import CROWDED, PoseContext, blob_of, flat_pose_at, silhouette
+from .reading import Die
+
+DUPLICATE = 0.95  # die edges: a weaker find of the same value this close to a die is that die seen twice ...
+DUPLICATE_SURE = 0.9  # ... unless it is read this surely (a die seen again off its centre is read less surely)
+TOO_CLOSE = 0.68  # die edges: a find with two others this close sits between two dice
+FLAT_SILHOUETTE = 1.3  # a die alone whose silhouette is this much larger than a flat die's there is not flat
+EMPTY_SILHOUETTE = 0.35  # ... and one whose silhouette is this much smaller is no die (the empty table is there)
+
+
+def crowded(die: Die, dice: list[Die], die_px: float) -> bool:
+    """On a calibrated table the die size is known: two dice lying flat cannot have their centres closer
+    than one die edge. A die found within 0.9 edges of another is the side face of a tipped die, or
+    part of a pile: never a read (on ordinary photos dice of several sizes lie closer; not applied)."""
+    return any(o is not die and float(np.hypot(die.x - o.x, die.y - o.y)) < CROWDED * die_px for o in dice)
+
+
+def duplicate(die: Die, dice: list[Die], die_px: float) -> bool:
+    """A second, weaker find of the same value within DUPLICATE die edges of a die, read less surely than
+    DUPLICATE_SURE: the same die seen again off its centre (at its edge). Uncalibrated photos hold dice of
+    several sizes side by side (the estimated die size is a median), so a surely read neighbour stays."""
+    return die.confidence < DUPLICATE_SURE and any(
+        o is not die and o.value == die.value and o.confidence > die.confidence
+        and float(np.hypot(die.x - o.x, die.y - o.y)) < DUPLICATE * die_px for o in dice)
+
+
+def not_dice_of_their_own(dice: list[Die], die_px: float) -> set[int]:
+    """Uncalibrated photos: the finds that cannot be dice of their own. A find with two others closer than
+    TOO_CLOSE die edges sits between two dice (its crop shows half of each: two halves of a 4 look like a 4);
+    a weaker find of the same value at a die's edge is that die again (`duplicate`). Two finds that close
+    can be two small dice (photos hold dice of several sizes; the die size is a median): both are kept."""
+    between = {i for i, d in enumerate(dice)
+               if sum(float(np.hypot(d.x - o.x, d.y - o.y)) < TOO_CLOSE * die_px for o in dice if o is not d) >= 2}
+    return between | {i for i, d in enumerate(dice) if duplicate(d, dice, die_px)}
+
+
+def partial(die: Die, width: int, height: int) -> bool:
+    """A die whose face runs off the frame is only partly seen."""
+    return any(not (0.0 <= x < width and 0.0 <= y < height) for x, y in die.outline)
+
+
+def silhouette_ratio(die: Die, ctx: PoseContext) -> float | None:
+    """A die alone in its blob: its silhouette's area over the outline a flat die would have there under the
+    calibrated camera (its top face and the sides perspective shows). None when it cannot be told (no camera
+    height, no empty-table frame to leave shadows out, or other dice in the blob)."""
+    cal: Calibration | None = ctx.calibration
+    if cal is None or cal.camera is None or ctx.background is None or not die.outline:
+        return None
+    blob = blob_of(die, ctx.fg)
+    if blob is None:
+        return None
+    b = ctx.fg.blobs[blob]
+    if b.area > 4.0 * ctx.fg.die_size ** 2:
+        return None  # several dice, or a die with a neighbour
+    mask, _ = silhouette(ctx, blob)
+    (x0, y0), (x1, y1) = die.outline[0], die.outline[1]
+    pose = flat_pose_at(die.x, die.y, math.atan2(y1 - y0, x1 - x0), cal)
+    hull = cv2.convexHull(cal.camera.project(pose.corners(cal.layout.die_mm)).astype(np.float32))
+    return float(np.count_nonzero(mask)) / max(cv2.contourArea(hull), 1.0)
