@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import logging
 import os
-import signal
+import secrets
 import threading
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import msgspec
 
@@ -40,12 +40,14 @@ from .mqtt.contract import Availability, Topics
 from .mqtt.link import Connected, LinkSettings, MqttLink, Will
 from .outbox import OutboxSender
 from .rounds import recovery
-from .rounds.engine import RoundEngine, RoundSummary, no_checkpoint
+from .rounds.engine import RoundEngine, no_checkpoint
 from .rounds.gate import RequestGate
+from .rounds.observer import RoundObserver, RoundObservers
 from .rounds.setup import board_keeper, engine_settings, family_factory, game_name
 from .sd_notify import Notifier
 from .service_config import MqttSection, SimulationSection, StorageSection, storage_path
 from .startup import AnchorCheck
+from .stop_signal import StopSignal
 
 log = logging.getLogger(__name__)
 
@@ -111,14 +113,17 @@ class TableService:
     """Runs one table until stopped, `rounds` rounds are done, or it must lock out."""
 
     def __init__(self, config: TableConfig, source: str, *, mqtt_url: str | None = None, simulate: bool = False,
-                 rounds: int | None = None, on_round: Callable[[RoundSummary], None] | None = None,
+                 rounds: int | None = None, observer: RoundObserver | None = None, seed: int | None = None,
                  environ: dict[str, str] | None = None) -> None:
         if config.table is None:
             raise ConfigError(f"{source}: no [table] section: `tablehw run` needs at least [table] id")
         self.config, self.source = config, source
-        self.simulate, self.rounds, self.on_round = simulate, rounds, on_round
+        self.simulate, self.rounds, self.observer = simulate, rounds, observer
         self.environ = dict(os.environ if environ is None else environ)
         self.sim = config.simulation or SimulationSection()
+        if simulate:  # without a seed (option or config) every run plays differently; the seed is logged
+            seed = self.sim.seed if seed is None else seed
+            self.sim = msgspec.structs.replace(self.sim, seed=secrets.randbelow(999_999) + 1 if seed is None else seed)
         self.table_id = config.table.id
         self.topics = Topics((config.mqtt or MqttSection()).prefix, self.table_id)
         self.link_settings = link_settings(config, mqtt_url)
@@ -128,7 +133,7 @@ class TableService:
                                        storage.journal_keep_rounds, storage.journal_archive_days)
         self.failure: JournalError | None = None  # why the running table must lock out
         self.notifier = Notifier(self.environ)
-        self.stop_event = threading.Event()
+        self.stop_event = StopSignal()
         self.engine: RoundEngine | None = None
 
     # --- running ---------------------------------------------------------------------------------
@@ -180,11 +185,15 @@ class TableService:
             from .simulation.faults import CrashAt
             checkpoint = CrashAt(self.sim.crash_at)
         factory = family_factory(self.config, self.source)  # a game the service cannot run stops here
+        metrics = self.metrics(journal)
+        observers = [o for o in (metrics, self.observer) if o is not None]
         engine = RoundEngine(settings, journal, self.topics, factory, devices, checkpoint=checkpoint,
-                             on_round=self.on_round, board=self.rebuild_board(journal))
+                             observer=RoundObservers(observers), board=self.rebuild_board(journal))
         engine.evidence = evidence
         engine.disk_space = disk.space
         self.engine = engine
+        if metrics is not None:
+            metrics.attach(engine)
         access = self.config.access
         self.gate = RequestGate(self.topics, access, engine.inbox)
         if not (access.terminals or access.dealers or access.supervisors or access.back_office):
@@ -241,6 +250,8 @@ class TableService:
                 log.warning("stopping with messages still in the outbox: they leave at the next start")
             link.stop(availability(self.table_id, "offline"))
             sender.stop()
+            if metrics is not None:
+                metrics.stop()
         if self.failure is not None:
             return self.lock_out(str(self.failure), EXIT_STORAGE if isinstance(self.failure, StorageFailure)
                                  else EXIT_LOCKED)
@@ -256,6 +267,19 @@ class TableService:
         if self.failure is None:
             self.failure = error
             self.stop_event.set()
+
+    def metrics(self, journal: Journal) -> Any:
+        """The Prometheus endpoint when [metrics] is configured (metrics.py), else None."""
+        if self.config.metrics is None:
+            return None
+        from importlib.metadata import version
+
+        from .metrics import TableMetrics
+        metrics = TableMetrics({"table": self.table_id, "game": game_name(self.config),
+                                "rulebook": self.config.game.rulebook, "version": version("tablehw")},
+                               journal, self.storage)
+        metrics.serve(self.config.metrics)
+        return metrics
 
     def rebuild_board(self, journal: Journal) -> Any:
         """The result board as it was before this start: the current session's results and events
@@ -281,13 +305,11 @@ class TableService:
             return HardwareTable(self.config.devices, game_name(self.config), evidence,
                                  calibration=self.config.table.camera_calibration), None
         from .simulation.wiring import simulated_devices
+        log.info("table %s: simulation seed %d (replay with --seed %d)", self.table_id, self.sim.seed, self.sim.seed)
         return simulated_devices(self.config, self.source, self.sim, evidence, self.link_settings.url, self.topics)
 
     def _signals(self) -> None:
-        if threading.current_thread() is not threading.main_thread():
-            return
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(sig, lambda *_: self.stop_event.set())
+        self.stop_event.install()
 
     # --- lock-out ----------------------------------------------------------------------------------
     def lock_out(self, reason: str, status: int = EXIT_LOCKED) -> int:

@@ -1,4 +1,4 @@
-"""The service's optional config sections: [table], [mqtt], [access], [storage] and [simulation] (strict msgspec).
+"""The service's optional config sections: [table], [mqtt], [access], [storage], [metrics], [simulation] (msgspec).
 
 They hang off `config.TableConfig` as optional fields, so a rules-only config (for `tablehw edge`
 or `settle`) stays valid; `tablehw run` requires [table]. See docs/config.md and docs/deploy.md.
@@ -16,7 +16,8 @@ from .mqtt.identity import USER_PATTERN
 
 Identifier = Annotated[str, Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$",
                                  description="letters, digits, '_', '.', '-' (used in MQTT topics and file names)")]
-TopicPrefix = Annotated[str, Meta(pattern=r"^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$")]
+TopicPrefix = Annotated[str, Meta(pattern=r"^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$",
+                                  description="MQTT topic levels of letters, digits, '_', '.', '-' joined by '/'")]
 Seconds = Annotated[float, Meta(ge=0, le=86_400)]
 
 
@@ -99,10 +100,17 @@ class StorageSection(Struct, forbid_unknown_fields=True, frozen=True):
     journal_archive_days: Annotated[int, Meta(ge=1, le=36_500)] = 3650  # archive files older than this are deleted
 
 
+class MetricsSection(Struct, forbid_unknown_fields=True, frozen=True):
+    """Prometheus metrics over HTTP (docs/metrics.md). No [metrics] section: no endpoint at all."""
+
+    port: Annotated[int, Meta(ge=1, le=65_535)]  # one per table: several tables on one Pi need their own
+    address: str = "127.0.0.1"  # loopback only unless set (the unit allows only private networks anyway)
+
+
 class SimulationSection(Struct, forbid_unknown_fields=True, frozen=True):
     """What `tablehw run --simulate` plays: seeded terminals placing bets and a simulated table."""
 
-    seed: int = 1
+    seed: int | None = None  # None: a new seed every run, printed so the run can be replayed (--seed)
     terminals: Annotated[int, Meta(ge=1, le=1000)] = 4  # how many of [access] terminals the simulation bets as
     bets_per_round: Annotated[int, Meta(ge=0, le=100_000)] = 12
     void_rate: Annotated[float, Meta(ge=0, le=0.9)] = 0.05  # share of throws / spins that are void

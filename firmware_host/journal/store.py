@@ -267,6 +267,11 @@ class Journal:
         with self._lock:
             return read_messages(self._conn, after, pending_only, limit)
 
+    def pending_messages(self) -> int:
+        """How many outbox messages the broker has not acknowledged yet (the outbox depth)."""
+        with self._lock:
+            return self._conn.execute("SELECT count(*) FROM outbox WHERE sent_utc IS NULL").fetchone()[0]
+
     def published(self, after: int, topics: list[str] | None, limit: int) -> list[tuple[int, str, bytes]]:
         """(seq, topic, payload) of the live outbox's messages after `after`, on `topics` (all when None)."""
         where, args = "seq > ?", [after]

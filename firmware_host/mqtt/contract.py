@@ -73,7 +73,10 @@ class _Out(Struct, tag_field="type", omit_defaults=False):
     schema: int = SCHEMA
 
 
-class Availability(Struct, tag_field="type", tag="availability", omit_defaults=True):
+class Availability(Struct, tag_field="type", tag="availability"):
+    """Retained; the Last Will says "offline". Carries `schema` like every payload (and `reason`, null
+    unless locked)."""
+
     table: str
     state: Literal["online", "offline", "locked"]
     reason: str | None = None

@@ -222,6 +222,7 @@ class MqttLink:
 
     def _close(self) -> None:
         if self.connected:
+            self.connected = False  # first: the disconnect this causes is ours, not a lost connection
             self.client.disconnect()
         self.client.loop_stop()  # also ends paho's reconnect attempts
         self.connected = False

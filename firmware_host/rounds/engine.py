@@ -32,6 +32,7 @@ from ..mqtt.link import ConnectFailed, Connected, Disconnected
 from ..service_config import AccessSection
 from .inbox import Inbox
 from .inputs import ConsoleCommand, DeviceHealthChanged, DeviceNotice, Evidence, Phase, Stop, SupervisorKey
+from .observer import RoundObserver
 from .payloads import result_payload, round_id, settlement_payload
 from .tickets import KINDS as TICKET_RECORDS, TicketRegistry
 
@@ -69,7 +70,7 @@ class Pending:
 
 @dataclass
 class RoundSummary:
-    """What `on_round` gets after each finished round (for the one line per round of `tablehw run`)."""
+    """What the observer gets after each finished round (the one line per round of `tablehw run`, metrics)."""
 
     round: int
     round_id: str
@@ -82,6 +83,7 @@ class RoundSummary:
     returned: int
     attempts: int
     game_state: dict[str, Any] = field(default_factory=dict)
+    stayed: int = 0  # bets not decided by this result, left on the layout (craps, banca francesa)
 
 
 def describe_fields(fields: dict[str, Any]) -> str:
@@ -101,20 +103,21 @@ class RoundEngine:
 
     def __init__(self, settings: EngineSettings, journal: Journal, topics: Topics, family_factory: Callable,
                  devices: Any, *, clock: Any = None, checkpoint: Callable[[str, int], None] = no_checkpoint,
-                 on_round: Callable[[RoundSummary], None] | None = None, board: Any = None) -> None:
+                 observer: RoundObserver | None = None, board: Any = None) -> None:
         self.settings = settings
         self.journal = journal
         self.topics = topics
         self.devices = devices
         self.clock = clock or journal.clock
         self.checkpoint = checkpoint
-        self.on_round = on_round
+        self.observer = observer or RoundObserver()
         self.inbox = Inbox(per_user=settings.access.request_burst)
         self.phase = Phase.CLOSED
         self.round = 0
         self.attempt = 1
         self.pending: Pending | None = None
         self.deadline: float | None = None  # monotonic: betting closes / a reading is overdue
+        self.reading_since: float | None = None  # monotonic: the play phase began (the observer's read latency)
         self.health: dict[str, str] = {}
         self.supervisor_key = False
         self.broker: dict[str, Any] = {"reachable": False, "since": utc_now(), "cause": "not connected yet"}
@@ -284,7 +287,8 @@ class RoundEngine:
     def expect_reading(self, phase: Phase) -> None:
         """The play phase started (dice thrown, ball launched ...): a reading is due within the timeout."""
         timeout = self.settings.reading_timeout_s
-        self.deadline = self.clock.monotonic() + timeout if timeout > 0 else None
+        self.reading_since = self.clock.monotonic()
+        self.deadline = self.reading_since + timeout if timeout > 0 else None
         self.set_phase(phase)
 
     def reading(self, outcome: Any, fields: dict[str, Any], *, void_reason: str | None = None,
@@ -292,6 +296,9 @@ class RoundEngine:
         """A reading for the current attempt: journalled, then void → next attempt, valid → settle."""
         self.deadline = None
         self.phase = Phase.READING
+        if self.reading_since is not None:
+            self.observer.reading_taken(self.clock.monotonic() - self.reading_since)
+            self.reading_since = None
         body = {"attempt": self.attempt, "valid": void_reason is None, "void_reason": void_reason,
                 "fields": fields, "evidence": evidence.__dict__ if evidence else None, "detail": detail or {}}
         with self.journal.transaction() as txn:
@@ -321,6 +328,7 @@ class RoundEngine:
             txn.record("phase", {"phase": Phase.NO_MORE_BETS.value, "attempt": self.attempt}, round=self.round)
             self.phase = Phase.NO_MORE_BETS
             self.publish_state(txn)
+        self.observer.attempt_voided(reason)
         if self.attempt > self.settings.max_attempts:
             self.void_round(f"{self.settings.max_attempts} void attempts in a row")
             return
@@ -380,10 +388,10 @@ class RoundEngine:
     def _finished(self, *, void: bool, reason: str | None, fields: dict, outcomes: list) -> None:
         self.rounds_finished += 1
         self.round_open = False
-        if self.on_round:
-            self.on_round(RoundSummary(self.round, round_id(self.settings.table_id, self.round), void, reason, fields,
-                                       len(outcomes), sum(o.paid for o in outcomes), sum(o.kept for o in outcomes),
-                                       sum(o.returned for o in outcomes), self.attempt, self.family.state_view()))
+        self.observer.round_finished(RoundSummary(
+            self.round, round_id(self.settings.table_id, self.round), void, reason, fields, len(outcomes),
+            sum(o.paid for o in outcomes), sum(o.kept for o in outcomes), sum(o.returned for o in outcomes),
+            self.attempt, self.family.state_view(), sum(o.result.value == "stay" for o in outcomes)))
         self.family.round_finished()
 
     def wants_more_rounds(self) -> bool:
