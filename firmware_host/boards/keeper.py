@@ -66,8 +66,11 @@ def history_for_config(config: TableConfig, source: str = "<config>") -> History
         return None
     b = config.board
     table_id = config.table.id if config.table is not None else game
-    return history_for(game, table_id, BoardSettings(b.last_n, b.window, b.hot_cold, b.languages),
-                       table_info(config, source))
+    history = history_for(game, table_id, BoardSettings(b.last_n, b.window, b.hot_cold, b.languages),
+                          table_info(config, source))
+    if isinstance(history, RouletteHistory):
+        history.wheel = config.game.wheel  # the board shows the wheel order the config names
+    return history
 
 
 def _pair(cards: Any) -> bool:

@@ -68,6 +68,8 @@ class RouletteBoard(Struct, frozen=True, tag_field="game", tag="roulette"):
     hot: list[NumberCountView]
     cold: list[NumberCountView]
     counts: ChanceCountsView
+    wheel: str = "french"  # the configured wheel: "french" (004 X.9) or "american_numbering" (IX.2)
+    wheel_order: list[int] = []  # its numbers in order round the wheel, as the config names them
 
 
 class BeadView(Struct, frozen=True):
