@@ -231,14 +231,16 @@ class PaiKaoHistory(History):
     def size(self) -> int:
         return len(self.rounds)
 
-    def add(self, faces: tuple[int, ...], round: int | None = None, round_id: str | None = None) -> None:
-        self.rounds.append(paikao_round(faces))
+    def add(self, faces: tuple[int, ...], round: int | None = None, round_id: str | None = None,
+            winning_seats: tuple[int, ...] = ()) -> None:
+        self.rounds.append(paikao_round(faces, winning_seats))
         self._followed(round, round_id)
 
     def board(self) -> p.PaiKaoBoard:
         seats = [0] * SEATS
         for r in self.rounds:
             seats[r.first_seat] += 1
-        last = [p.PaiKaoView(list(r.faces), r.total, r.first_seat) for r in reversed(self.rounds[-self.settings.last_n:])]
+        last = [p.PaiKaoView(list(r.faces), r.total, r.first_seat, list(r.winning_seats))
+                for r in reversed(self.rounds[-self.settings.last_n:])]
         return p.PaiKaoBoard(rounds=len(self.rounds), last=last,
                              last_n=self.settings.last_n, seat_counts=seats)

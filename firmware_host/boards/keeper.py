@@ -190,6 +190,8 @@ class BoardKeeper:
                     point_after = outcome["point_after"] or 0
                 shooter_after = outcome.get("shooter_after", shooter_after)
                 h.add(faces, point_before, point_after, shooter_before, shooter_after, **ref)
+            elif isinstance(h, PaiKaoHistory):
+                h.add(self._faces(result), **ref, winning_seats=tuple(outcome.get("winning_seats", ())))
             else:
                 h.add(self._faces(result), **ref)
         except (KeyError, TypeError) as exc:

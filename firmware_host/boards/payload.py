@@ -159,6 +159,7 @@ class PaiKaoView(Struct, frozen=True):
     faces: list[int]
     total: int
     first_seat: int  # 0 = banker, then right to left (002 Art. 1.4)
+    winning_seats: list[int] = []  # the seats whose hands beat the banker's (002 Art. 6), in dealing order
 
 
 class PaiKaoBoard(Struct, frozen=True, tag_field="game", tag="paikao"):
