@@ -15,9 +15,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ..rounds.inputs import ConsoleCommand
+from ..rounds.inputs import ConsoleCommand, DiceSeen
 from ..rules.paikao_tiles import SET
-from .table import SimulatedDiceTable
+from .table import DICE_VOIDS, SimulatedDiceTable
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +29,11 @@ class SimulatedBowl(SimulatedDiceTable):
         super().__init__(*args, **kwargs)
         self.stacks: dict[int, list[str]] = {}
         self.queue: list[tuple[int, dict]] = []
+
+    def camera(self, round_no: int, attempt: int) -> DiceSeen:
+        """The four dice in the bowl (no rendered bowl exists: random faces, whatever `camera` says)."""
+        void = self.rng.choice(DICE_VOIDS["paikao"]) if self.rng.random() < self.settings.void_rate else None
+        return self.seen(round_no, attempt, tuple(self.rng.randint(1, 6) for _ in range(4)), void)
 
     def react(self, phase: str, round_no: int, attempt: int) -> None:
         super().react(phase, round_no, attempt)
