@@ -69,7 +69,8 @@ def test_every_seat_is_settled_against_the_banker_as_the_rules_core_settles_the_
         deal.set(seat, dealt[seat][:2])
     direct = {o.bet.ticket: (o.result.value, o.paid, o.returned, o.kept)
               for o in rules.settle(deal, [Bet(f"t{s}", "seat", 10000 * s, "term-1", s) for s in range(1, 8)])}
-    table = {line["ticket"]: (line["result"], line["paid"], line["returned"], line["kept"]) for line in settlement["bets"]}
+    table = {line["ticket"]: (line["result"], line["paid"], line["returned"], line["kept"])
+             for line in settlement["bets"]}
     assert table == direct
     result = [r for _, r in sent(engine, "/result") if not r["void"]][-1]
     assert result["faces"] == list(FACES) and result["outcome"]["first_seat"] == 3
