@@ -22,6 +22,7 @@ from typing import Any
 from ..rules.dice import BadThrow
 from ..rules.misdeal import Misdeal
 from ..rules.paikao import first_seat
+from ..rules.paikao_bank import BankTurn, PaiKaoBank
 from ..rules.paikao_game import PaiKaoRound
 from ..rules.paikao_hands import BadHand, compare, set_hand
 from .books import LayoutBook
@@ -76,7 +77,8 @@ class PaiKaoFamily(Family):
     play_phase = Phase.THROWING
 
     def __init__(self, engine, rules) -> None:
-        super().__init__(engine, LayoutBook(rules))
+        self.bank = PaiKaoBank(rules)  # who holds the bank from deal to deal (Art. 4.1, 4.9) checks the bets too
+        super().__init__(engine, LayoutBook(self.bank))
         self.rules = rules
         self._clear()
 
@@ -86,7 +88,9 @@ class PaiKaoFamily(Family):
         self.entries: dict[int, dict] = {}
 
     def state_view(self) -> dict[str, Any]:
-        view: dict[str, Any] = {"faces": self.faces}
+        turn = self.bank.turn
+        bank = {"holder": turn.holder, "deals": turn.deals, "least_capital": turn.least_capital}
+        view: dict[str, Any] = {"bank": bank, "faces": self.faces}
         if self.faces is not None:
             order = PaiKaoRound(self.faces).order
             view.update({"first_seat": order[0], "order": order, "entered": sorted(self.entries),
@@ -94,7 +98,13 @@ class PaiKaoFamily(Family):
         return view
 
     def state_data(self) -> Any:
-        return None
+        turn = self.bank.turn
+        return {"bank": {"holder": turn.holder, "deals": turn.deals, "least_capital": turn.least_capital}}
+
+    def restore_state(self, data: Any) -> None:
+        bank = data.get("bank") if isinstance(data, dict) else None
+        if isinstance(bank, dict):
+            self.bank.turn = BankTurn(bank.get("holder"), int(bank.get("deals", 0)), int(bank.get("least_capital", 0)))
 
     # --- the bowl --------------------------------------------------------------------------------
     def betting_closed(self) -> None:
@@ -211,7 +221,10 @@ class PaiKaoFamily(Family):
 
     # --- settlement ------------------------------------------------------------------------------
     def settle(self, deal: PaiKaoRound) -> list:
-        return self.book.settle_with(self.rules.settle(deal, self.book.bets()))
+        bets = self.book.bets()
+        outcomes = self.rules.settle(deal, bets)
+        self.bank.deal_settled(bets, outcomes)  # the next deal's banker and least capital (Art. 4.1, 4.9)
+        return self.book.settle_with(outcomes)
 
     def outcome_from(self, fields: dict) -> Any:
         seats = fields.get("outcome", {}).get("seats")

@@ -137,3 +137,40 @@ def test_a_bad_bowl_is_shaken_again_with_the_bets_as_they_are(tmp_path):
     assert void["reason"] == "out_of_bowl" and void["faces"] is None
     feed(engine, ThrowStarted(engine.round, engine.attempt), DiceSeen(engine.round, engine.attempt, (6, 6, 6, 5), None))
     assert engine.phase is Phase.DEALING and engine.family.state_view()["first_seat"] == 6
+
+
+def test_the_bank_passes_by_the_rules_and_a_winning_banker_keeps_his_winnings_in_across_a_restart(tmp_path):
+    """Art. 4.9: a banker who won a deal and keeps the bank puts up his capital and winnings at least (the
+    table checks the bank's turn with the rules core's PaiKaoBank, Art. 4.1 included, tested in
+    tests/rules); the turn is journalled with the round and survives a restart."""
+    rules = build_table_game(load_config(ROOT / "config" / "sim-paikao.toml"))
+    capital = Bet("bank", "banker", 100000, "term-2")
+    seats = [Bet(f"t{s}", "seat", 10000 * s, "term-1", s) for s in range(1, 8)]
+    for seed in range(200):  # a deal the banker wins on balance
+        dealt = stacks(seed)
+        deal = PaiKaoRound(list(FACES))
+        for seat in range(8):
+            deal.deal.stack(seat, dealt[seat])
+        for seat in range(8):
+            deal.set(seat, dealt[seat][:2])
+        won = next(o for o in rules.settle(deal, seats + [capital]) if o.bet.ticket == "bank")
+        if won.result.value == "win":
+            break
+    engine = make_engine(tmp_path / "j.sqlite", "paikao")
+    feed(engine, bet(engine, "bank", "banker", 100000, user="term-2", owner="term-2"))
+    place_bets(engine)
+    bowl(engine)
+    for seat in range(8):
+        feed(engine, tiles(engine, entry(seat, dealt[seat])))
+    bank_line = [line for line in records(engine, "settlement")[-1]["bets"] if line["ticket"] == "bank"][0]
+    assert (bank_line["result"], bank_line["paid"]) == ("win", won.paid)
+    least = 100000 + won.paid
+    assert engine.family.state_view()["bank"] == {"holder": "term-2", "deals": 1, "least_capital": least}
+    engine.journal.close()
+    engine = make_engine(tmp_path / "j.sqlite", "paikao")  # the turn comes back from the journal
+    feed(engine, bet(engine, "bank2", "banker", 100000, user="term-2", owner="term-2"))
+    answer = [b for t, b in sent(engine) if b.get("type") == "bet_response" and b["ticket"] == "bank2"][-1]
+    assert not answer["accepted"] and "Art. 4.9" in answer["message"]
+    feed(engine, bet(engine, "bank3", "banker", least, user="term-2", owner="term-2"))
+    answer = [b for t, b in sent(engine) if b.get("type") == "bet_response" and b["ticket"] == "bank3"][-1]
+    assert answer["accepted"]
