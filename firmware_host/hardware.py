@@ -26,7 +26,7 @@ from .rounds.inputs import DeviceHealthChanged, DiceSeen, ThrowStarted
 
 log = logging.getLogger(__name__)
 
-VISION_GAMES = {"craps": "craps", "banca_francesa": "banca-francesa", "cussec": "cussec"}
+VISION_GAMES = {"craps": "craps", "banca_francesa": "banca-francesa", "cussec": "cussec", "paikao": "paikao"}
 
 
 class HardwareTable:

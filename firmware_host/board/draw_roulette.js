@@ -96,7 +96,7 @@
 
   D.register("roulette", function (board, heroBox, history) {
     hero(board, heroBox);
-    heroBox.appendChild(wheelOrder(board));
+    heroBox.querySelector(".hero-side").appendChild(wheelOrder(board));  // beside the number in portrait
     history.replaceChildren(lastNumbers(board), hotAndCold(board), chances(board));
   });
 })();

@@ -130,11 +130,11 @@ def test_a_bad_bowl_is_shaken_again_with_the_bets_as_they_are(tmp_path):
     """Art. 1.5: dice overlapping or out of the bowl: shake again; nothing settles, the bets stay."""
     engine = make_engine(tmp_path / "j.sqlite", "paikao")
     place_bets(engine)
-    bowl(engine, void="out_of_bowl")
+    bowl(engine, void="off_table")
     assert engine.phase is Phase.NO_MORE_BETS and engine.attempt == 2 and len(engine.book) == 7
     assert not records(engine, "settlement")
     void = [r for _, r in sent(engine, "/result") if r["void"]][-1]
-    assert void["reason"] == "out_of_bowl" and void["faces"] is None
+    assert void["reason"] == "off_table" and void["faces"] is None
     feed(engine, ThrowStarted(engine.round, engine.attempt), DiceSeen(engine.round, engine.attempt, (6, 6, 6, 5), None))
     assert engine.phase is Phase.DEALING and engine.family.state_view()["first_seat"] == 6
 

@@ -52,7 +52,7 @@ def test_fifty_deals_with_terminals_every_seat_settled_once_against_the_banker(b
         beat_banker = {int(s) for s, v in seats.items() if v.get("against_banker") == "player"}
         assert set(outcome["winning_seats"]) == beat_banker
     shaken_again = [r for r in results if r["void"]]
-    assert shaken_again and {r["reason"] for r in shaken_again} <= {"overlapping", "out_of_bowl"}  # Art. 1.5
+    assert shaken_again and {r["reason"] for r in shaken_again} <= {"overlapping", "off_table"}  # Art. 1.5
     assert any(r["outcome"]["seats_out"] for r in valid)  # Art. 2.3: two tiles face up put a seat out
     refused = [b for _, _, b in journal_rows(storage, "console_action") if not b["accepted"]]
     assert refused and all(b["action"] == "tiles" and "6-7" in b["message"] for b in refused)
