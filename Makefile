@@ -78,7 +78,8 @@ apt-test:
 # A simulated table end to end (tablehw run --simulate: devices, dealer, betting terminals over MQTT),
 # one line per round and a summary. A loopback Mosquitto is started for the run if none answers on
 # MQTT_PORT. A ledger books the rounds beside it (SQLite, LEDGER_DB) and its report of the session is
-# printed at the end. GAME=craps|cussec|roulette|baccarat|banca_francesa, ROUNDS=N stops after N rounds.
+# printed at the end. GAME=craps|cussec|roulette|roulette_american|baccarat|banca_francesa|paikao,
+# ROUNDS=N stops after N rounds.
 MQTT_PORT ?= 1883
 LEDGER_DB ?= sqlite:///var/ledger.sqlite
 PORT_OPEN = $(PY) -c "import socket; socket.create_connection(('127.0.0.1', $(MQTT_PORT)), 1)" 2>/dev/null

@@ -1,5 +1,5 @@
 // P'ai Kao board: the dice that choose who receives the first stack (002 Art. 1.4), how often each
-// seat received it this session, and the last rounds.
+// seat received it this session, and the last rounds with the seats that beat the banker.
 "use strict";
 
 (function () {
@@ -11,6 +11,15 @@
                                   : { key: "paikao.seat", vars: { n: entry.first_seat }, cls: "seat" };
   }
 
+  // The seats that beat the banker this deal (002 Art. 6); none: the banker won or pushed every seat.
+  function winners(entry) {
+    const box = D.el("div", "winners");
+    box.dataset.seats = (entry.winning_seats || []).join(",");
+    box.appendChild(D.tagged("span", "label", "paikao.winners"));
+    box.appendChild(D.el("span", "seats", (entry.winning_seats || []).length ? entry.winning_seats.join(" ") : "—"));
+    return box;
+  }
+
   D.register("paikao", function (board, hero, history) {
     hero.replaceChildren();
     heroThrow(hero, board.last[0], describe);
@@ -19,6 +28,6 @@
     side.appendChild(D.facts(board.seat_counts.map((n, seat) => (
       seat === 0 ? ["paikao.banker", n] : ["paikao.seat", n, { n: seat }]))));
     hero.appendChild(side);
-    history.replaceChildren(throwList(board, describe));
+    history.replaceChildren(throwList(board, describe, winners));
   });
 })();

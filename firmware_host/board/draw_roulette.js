@@ -78,8 +78,25 @@
     return stats;
   }
 
+  // The wheel's numbers in their order round the wheel (the config's wheel: 004 X.9 or IX.2), the
+  // last number marked.
+  function wheelOrder(board) {
+    const panel = D.panel(`roulette.wheel_${board.wheel}`, {}, "wheel-order");
+    const row = D.el("div", "strip wheel");
+    const last = board.last[0];
+    board.wheel_order.forEach((n) => {
+      const cell = D.el("div", `wheel-cell${last && last.number === n ? " newest" : ""}`);
+      cell.dataset.number = String(n);
+      cell.appendChild(D.numberBall(n));
+      row.appendChild(cell);
+    });
+    panel.appendChild(row);
+    return panel;
+  }
+
   D.register("roulette", function (board, heroBox, history) {
     hero(board, heroBox);
+    heroBox.querySelector(".hero-side").appendChild(wheelOrder(board));  // beside the number in portrait
     history.replaceChildren(lastNumbers(board), hotAndCold(board), chances(board));
   });
 })();

@@ -98,8 +98,11 @@ class PaiKaoRound:
     faces: tuple[int, int, int, int]
     total: int
     first_seat: int
+    winning_seats: tuple[int, ...] = ()  # the seats whose hands beat the banker's (002 Art. 6)
 
 
-def paikao_round(faces: tuple[int, ...]) -> PaiKaoRound:
+def paikao_round(faces: tuple[int, ...], winning_seats: tuple[int, ...] = ()) -> PaiKaoRound:
     seat = first_seat(tuple(faces))
-    return PaiKaoRound((faces[0], faces[1], faces[2], faces[3]), sum(faces), seat)
+    if any(isinstance(s, bool) or not isinstance(s, int) or not 1 <= s <= 7 for s in winning_seats):
+        raise ValueError(f"winning seats are seats 1 to 7, got {list(winning_seats)}")
+    return PaiKaoRound((faces[0], faces[1], faces[2], faces[3]), sum(faces), seat, tuple(winning_seats))

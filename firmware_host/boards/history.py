@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..rules.paikao import SEATS
+from ..rules.roulette import WHEELS
 from . import payload as p
 from .baccarat_roads import (DERIVED_ROADS, Coup, big_road, column_lengths, derived_roads, next_marks_for,
                              shoe_counts)
@@ -76,6 +77,7 @@ class History:
 
 class RouletteHistory(History):
     game = "roulette"
+    wheel = "french"  # the table's wheel (004 IX.2, X.9): set from the config by keeper.history_for_config
 
     def clear(self) -> None:
         self.spins: list[Spin] = []
@@ -100,7 +102,8 @@ class RouletteHistory(History):
             hot=[p.NumberCountView(h.number, h.count) for h in hot],
             cold=[p.NumberCountView(h.number, h.count) for h in cold],
             counts=p.ChanceCountsView(c.spins, c.zero, c.red, c.black, c.odd, c.even, c.low, c.high,
-                                      list(c.dozens), list(c.columns)))
+                                      list(c.dozens), list(c.columns)),
+            wheel=self.wheel, wheel_order=list(WHEELS[self.wheel]))
 
 
 class BaccaratHistory(History):
@@ -228,14 +231,16 @@ class PaiKaoHistory(History):
     def size(self) -> int:
         return len(self.rounds)
 
-    def add(self, faces: tuple[int, ...], round: int | None = None, round_id: str | None = None) -> None:
-        self.rounds.append(paikao_round(faces))
+    def add(self, faces: tuple[int, ...], round: int | None = None, round_id: str | None = None,
+            winning_seats: tuple[int, ...] = ()) -> None:
+        self.rounds.append(paikao_round(faces, winning_seats))
         self._followed(round, round_id)
 
     def board(self) -> p.PaiKaoBoard:
         seats = [0] * SEATS
         for r in self.rounds:
             seats[r.first_seat] += 1
-        last = [p.PaiKaoView(list(r.faces), r.total, r.first_seat) for r in reversed(self.rounds[-self.settings.last_n:])]
+        last = [p.PaiKaoView(list(r.faces), r.total, r.first_seat, list(r.winning_seats))
+                for r in reversed(self.rounds[-self.settings.last_n:])]
         return p.PaiKaoBoard(rounds=len(self.rounds), last=last,
                              last_n=self.settings.last_n, seat_counts=seats)

@@ -66,8 +66,11 @@ def history_for_config(config: TableConfig, source: str = "<config>") -> History
         return None
     b = config.board
     table_id = config.table.id if config.table is not None else game
-    return history_for(game, table_id, BoardSettings(b.last_n, b.window, b.hot_cold, b.languages),
-                       table_info(config, source))
+    history = history_for(game, table_id, BoardSettings(b.last_n, b.window, b.hot_cold, b.languages),
+                          table_info(config, source))
+    if isinstance(history, RouletteHistory):
+        history.wheel = config.game.wheel  # the board shows the wheel order the config names
+    return history
 
 
 def _pair(cards: Any) -> bool:
@@ -187,6 +190,8 @@ class BoardKeeper:
                     point_after = outcome["point_after"] or 0
                 shooter_after = outcome.get("shooter_after", shooter_after)
                 h.add(faces, point_before, point_after, shooter_before, shooter_after, **ref)
+            elif isinstance(h, PaiKaoHistory):
+                h.add(self._faces(result), **ref, winning_seats=tuple(outcome.get("winning_seats", ())))
             else:
                 h.add(self._faces(result), **ref)
         except (KeyError, TypeError) as exc:

@@ -68,6 +68,8 @@ class RouletteBoard(Struct, frozen=True, tag_field="game", tag="roulette"):
     hot: list[NumberCountView]
     cold: list[NumberCountView]
     counts: ChanceCountsView
+    wheel: str = "french"  # the configured wheel: "french" (004 X.9) or "american_numbering" (IX.2)
+    wheel_order: list[int] = []  # its numbers in order round the wheel, as the config names them
 
 
 class BeadView(Struct, frozen=True):
@@ -157,6 +159,7 @@ class PaiKaoView(Struct, frozen=True):
     faces: list[int]
     total: int
     first_seat: int  # 0 = banker, then right to left (002 Art. 1.4)
+    winning_seats: list[int] = []  # the seats whose hands beat the banker's (002 Art. 6), in dealing order
 
 
 class PaiKaoBoard(Struct, frozen=True, tag_field="game", tag="paikao"):

@@ -302,13 +302,28 @@ class ManualResult(Struct, forbid_unknown_fields=True):
 
 ConsoleAction = Literal["open_betting", "no_more_bets", "confirm", "void", "new_shooter", "new_shoe",
                         "close_table", "override"]
+# P'ai Kao (seed 002): a seat's tiles entered at the dealer console as it is opened, or cleared to be entered again.
+TileAction = Literal["tiles", "clear_tiles"]
+TILE_ACTIONS: tuple[str, ...] = TileAction.__args__
+TileText = Annotated[str, Meta(min_length=1, max_length=8)]  # the tile's two ends, "6-6", "2-4"
+TilePair = Annotated[list[TileText], Meta(min_length=2, max_length=2)]
+
+
+class TileEntry(Struct, forbid_unknown_fields=True):
+    """P'ai Kao: the seat (0 = the banker) and, for `tiles`, its four tiles as the two pairs it set (002 Art.
+    5.1) with those of them that turned face up in the deal (Art. 2.2-2.3)."""
+
+    seat: Annotated[int, Meta(ge=0, le=7)]
+    pairs: Annotated[list[TilePair], Meta(min_length=2, max_length=2)] | None = None
+    face_up: Annotated[list[TileText], Meta(max_length=4)] = []
 
 
 class ConsoleRequest(Struct, tag_field="type", tag="console", forbid_unknown_fields=True):
-    action: ConsoleAction
+    action: ConsoleAction | TileAction
     who: Text | None = None  # a display name only: who acted is the broker user the request came from
     why: Annotated[str, Meta(max_length=500)] | None = None
     result: ManualResult | None = None
+    tiles: TileEntry | None = None
     schema: Literal[1] = 1
 
 

@@ -45,6 +45,7 @@ class ConsoleCommand:
     source: str = "console"
     reply: Reply | None = None
     display_name: str | None = None
+    tiles: dict[str, Any] | None = None  # P'ai Kao tile entry: seat, pairs, face_up (docs/mqtt.md, console)
 
 
 @dataclass(frozen=True)

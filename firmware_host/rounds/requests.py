@@ -237,8 +237,9 @@ def handle_console_request(engine, request: TableRequest) -> None:
         return
     result = ({k: v for k, v in msgspec.structs.asdict(decoded.result).items() if v is not None}
               if decoded.result else None)
+    tiles = msgspec.to_builtins(decoded.tiles) if decoded.tiles else None
     command = ConsoleCommand(decoded.action, request.user, decoded.why, result, "mqtt", request.reply,
-                             display_name=decoded.who)
+                             display_name=decoded.who, tiles=tiles)
     if decoded.action == "override" and request.user not in engine.settings.access.supervisors:
         refuse_console(engine, command, NOT_AUTHORISED, f"{request.user} is not a supervisor: only supervisors "
                                                         "may override a result")

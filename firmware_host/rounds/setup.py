@@ -53,5 +53,11 @@ def family_factory(config: TableConfig, source: str) -> Callable[[Any], Any]:
         rules = build_table_game(config, source)
         cls = RouletteFamily if name == "roulette" else BaccaratFamily
         return lambda engine: cls(engine, rules)
+    if name == "paikao":
+        from ..games import build_table_game
+        from .paikao_family import PaiKaoFamily
+
+        rules = build_table_game(config, source)
+        return lambda engine: PaiKaoFamily(engine, rules)
     raise ConfigError(f"{source}: game.name: `tablehw run` does not run {name} tables yet "
-                      "(craps, banca_francesa, cussec, roulette and punto_banco are supported)")
+                      "(craps, banca_francesa, cussec, roulette, punto_banco and paikao are supported)")

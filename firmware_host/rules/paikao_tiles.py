@@ -10,7 +10,9 @@ fives (1-4, 2-3); and the Gee Joon tiles 1-2 and 2-4, the lowest single tiles (t
 counting 3 or 6, Art. 5.5) that together make the highest pair.
 The deal (Art. 1.4, 2.2-2.3): every seat gets a stack of four tiles in dealing order; one tile
 turned face up by chance is valid; two put that seat out of play for the deal, and two at the
-banker's seat void the whole deal.
+banker's seat void the whole deal. A deal is followed tile by tile as dealt (`deal`), or stack by
+stack as the seats are opened at the table (`stack`: all eight stacks are on the table before any
+is opened, Art. 1.4 and 8.1, so the seats come in any order and a wrong entry is refused unchanged).
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from .misdeal import BeyondComposition, COMPLETE, CoupVoid, Due, Remedy, UnknownCard, WrongOrder
+from .misdeal import (BeyondComposition, COMPLETE, CardNotDue, CoupVoid, Due, Remedy, TooManyCards, UnknownCard,
+                      WrongOrder)
 
 ARTICLE = "Macau P'ai Kao 1985 Art. 1.4, 2.2-2.3"
 
@@ -135,3 +138,50 @@ class PaiKaoDeal:
             if place == 0 and self.face_up[0] >= 2:
                 self.void_reason = "two of the banker's tiles turned face up in the deal (Art. 2.3)"
         return self.due()
+
+    def check_stack(self, seat: int, tiles: list, face_up: list = ()) -> list[Tile]:
+        """A seat's four tiles as opened (and those of them that turned face up in the deal), parsed; a
+        `Misdeal` (remedy: correct the entry) when they cannot be its stack: a seat already entered, not
+        four tiles (Art. 1.4), a tile not of the set or beyond its count in the 32 (Art. 1.1: every tile
+        once per deal), a face-up tile not among the four. Nothing changes."""
+        if self.is_void:
+            raise CoupVoid(f"the deal is void ({self.void_reason})", Remedy.VOID_COUP, ARTICLE)
+        if isinstance(seat, bool) or seat not in self.tiles:
+            raise CardNotDue(f"seats are 0 (the banker) to 7, not {seat!r}", Remedy.CORRECT_AT_ONCE, ARTICLE)
+        if self.tiles[seat]:
+            raise CardNotDue(f"seat {seat} is already entered: {[str(t) for t in self.tiles[seat]]}",
+                             Remedy.CORRECT_AT_ONCE, ARTICLE)
+        if len(tiles) != 4:
+            raise TooManyCards(f"a stack is four tiles (Art. 1.4), seat {seat} got {len(tiles)}", Remedy.CORRECT_AT_ONCE,
+                               ARTICLE)
+        parsed = [_entered(t) for t in tiles]
+        for tile, n in Counter(parsed).items():
+            if n > self.left[tile]:
+                entered = SET[tile] - self.left[tile]
+                raise BeyondComposition(f"{tile} ({tile.name}): the set holds {SET[tile]} and {entered} "
+                                        f"{'is' if entered == 1 else 'are'} already entered (Art. 1.1)",
+                                        Remedy.CORRECT_AT_ONCE, ARTICLE, card=tile)
+        up = [_entered(t) for t in face_up]
+        if Counter(up) - Counter(parsed):
+            raise CardNotDue(f"face-up tiles {[str(t) for t in up]} are not among seat {seat}'s "
+                             f"{[str(t) for t in parsed]}", Remedy.CORRECT_AT_ONCE, ARTICLE)
+        return parsed
+
+    def stack(self, seat: int, tiles: list, face_up: list = ()) -> Due:
+        """Enter a seat's stack as opened (see `check_stack`); two face-up tiles at the banker's seat void
+        the deal, at another seat put it out of play (Art. 2.3)."""
+        parsed = self.check_stack(seat, tiles, face_up)
+        self.left.subtract(parsed)
+        self.tiles[seat] = parsed
+        self.face_up[seat] += len(face_up)
+        if seat == 0 and self.face_up[0] >= 2:
+            self.void_reason = "two of the banker's tiles turned face up in the deal (Art. 2.3)"
+        return self.due()
+
+
+def _entered(tile) -> Tile:
+    """A tile as entered at a console: a typing error is corrected, never a void deal."""
+    try:
+        return parse_tile(tile)
+    except UnknownCard as exc:
+        raise UnknownCard(exc.message, Remedy.CORRECT_AT_ONCE, ARTICLE) from None

@@ -24,7 +24,7 @@ from .scheduler import Scheduler
 log = logging.getLogger(__name__)
 
 DICE_VOIDS = {"craps": ("off_table", "not_past_middle"), "banca_francesa": ("cocked", "stacked", "overlapping"),
-              "cussec": ("overlapping",)}
+              "cussec": ("overlapping",), "paikao": ("overlapping", "off_table")}
 
 
 class SimulatedTable:

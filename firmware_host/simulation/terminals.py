@@ -51,6 +51,10 @@ def bet_maker(game: str, bet_ids: list[str], minimum: int, rng: random.Random) -
                 n = rng.randint(1, 33)
                 return BetRequest(ticket, owner, kind, stake, numbers=[n, n + 3])
             return BetRequest(ticket, owner, kind, stake)
+        if game == "paikao":  # a seat's hand against the banker's; now and then the bank's capital (002 Art. 4.4)
+            if roll < 0.08:
+                return BetRequest(ticket, owner, "banker", stake * 10)
+            return BetRequest(ticket, owner, "seat", stake, number=rng.randint(1, 7))
         return BetRequest(ticket, owner, rng.choice(bet_ids), stake)
 
     return make

@@ -44,6 +44,11 @@ def simulated_devices(config: TableConfig, source: str, sim: SimulationSection, 
             table = cls(name, 0, sim, evidence, terminals, seed=sim.seed)
             table.rules = rules
             return table
+    elif name == "paikao":
+        from .bowl_and_tiles import SimulatedBowl
+
+        bet_ids = ["seat"]
+        make_table = lambda terminals: SimulatedBowl(name, 4, sim, evidence, terminals, seed=sim.seed)  # noqa: E731
     else:
         raise ConfigError(f"{source}: no simulated table for {name}")
     terminals = None

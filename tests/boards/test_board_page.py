@@ -170,6 +170,7 @@ def test_baccarat_board_from_a_dealt_shoe(page, page_server, ws_broker):
 @pytest.mark.parametrize("game, config, results", [
     ("craps", "craps-macau-2010.toml", "3-4,2-4,6-6,5-1,4-4,2-2,6-2,5-5,3-6,1-2,5-2,6-4,4-5,3-3,2-6,6-6,4-3,5-5"),
     ("cussec", "cussec-portugal-1995.toml", "1-2-3,6-6-6,5-6-4,2-2-2,1-1-3,4-5-6,3-3-1,6-5-5,2-3-4,1-6-6"),
+    ("banca_francesa", "banca-francesa-portugal-1995.toml", "1-1-1,2-2-1,6-5-4,3-3-3,1-2-6,5-5-6,2-1-2,4-4-4"),
 ])
 def test_dice_boards(page, page_server, ws_broker, game, config, results):
     replay = Replay(game, f"{game}-1", ws_broker.url, table=config_info(config))

@@ -31,7 +31,7 @@ def shows_result(page, game: str, result: dict) -> None:
         assert faces == result["faces"]
 
 
-@pytest.mark.parametrize("game", ["craps", "cussec", "roulette", "baccarat"])
+@pytest.mark.parametrize("game", ["craps", "cussec", "roulette", "baccarat", "paikao"])
 def test_page_follows_the_simulated_table(page, page_server, ws_broker, tmp_path, game):
     sim = ROOT / "config" / f"sim-{game}.toml"
     if not sim.exists():

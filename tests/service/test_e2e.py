@@ -52,6 +52,8 @@ GAMES = {  # game -> (table id, what every valid result must show)
     "craps": ("sim-craps", lambda r: len(r["faces"]) == 2 and r["total"] == sum(r["faces"])
               and "point_after" in r["outcome"]),
     "cussec": ("sim-cussec", lambda r: len(r["faces"]) == 3 and r["total"] == sum(r["faces"])),
+    "banca_francesa": ("sim-banca-francesa", lambda r: len(r["faces"]) == 3 and r["total"] == sum(r["faces"])
+                       and "chance" in r["outcome"]),
     "roulette": ("sim-roulette", lambda r: 0 <= r["number"] <= 36 and r["outcome"]["colour"] in ("red", "black", "green")
                  and r["outcome"]["direction"] in ("cw", "ccw")),
     "baccarat": ("sim-baccarat", lambda r: 2 <= len(r["cards"]["player"]) <= 3 and 2 <= len(r["cards"]["banker"]) <= 3
