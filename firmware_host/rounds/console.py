@@ -2,7 +2,9 @@
 what / why, published on `events`, then carried out by the engine.
 
 Actions (docs/mqtt.md, console): open_betting, no_more_bets, confirm, void (needs why),
-new_shooter, new_shoe, close_table, override (supervisor key on; a supervisor's why and a result).
+new_shooter, new_shoe, close_table, override (supervisor key on; a supervisor's why and a result);
+and the card tables' plays (draw, stand, double, banco, fault ...), which the game's family checks
+(`console_problem`) and carries out (`console_act`).
 `who` is the console device or the broker user the request came from; a request's own `who` is
 kept as `display_name` beside it, never in its place.
 """
@@ -67,7 +69,7 @@ def check(engine, command: ConsoleCommand) -> tuple[str, str] | None:
             return "malformed", "an override needs a supervisor, why and the result"
         if phase not in IN_PLAY or not family.override_allowed():
             return "not_allowed_now", f"no result to enter or correct now (phase {phase.value})"
-    return None
+    return family.console_problem(command)
 
 
 def handle_console(engine, command: ConsoleCommand) -> None:
@@ -88,11 +90,13 @@ def handle_console(engine, command: ConsoleCommand) -> None:
         txn.record("supervisor_override" if supervisor else "console_action",
                    {"action": command.action, **identity(command), "why": command.why, "source": command.source,
                     "result": command.result, "accepted": True, "phase": engine.phase.value,
-                    "attempt": engine.attempt}, round=engine.round or None)
+                    "attempt": engine.attempt, **({"play": command.play} if command.play else {})},
+                   round=engine.round or None)
         display = {"display_name": command.display_name} if command.display_name else {}
         engine.event("supervisor_override" if supervisor else "dealer_action",
                      {"action": command.action, "source": command.source, "phase": engine.phase.value,
-                      **({"result": command.result} if command.result else {}), **display},
+                      **({"result": command.result} if command.result else {}),
+                      **({"play": command.play} if command.play else {}), **display},
                      who=command.who, why=command.why, txn=txn)
         if command.reply:
             respond(txn, command.reply, ConsoleResponse(table=engine.settings.table_id, seq=0, utc=txn.utc,
@@ -136,3 +140,5 @@ def act(engine, command: ConsoleCommand, outcome) -> None:
             engine.set_phase(Phase.CLOSED)
     elif action == "override":
         engine.family.apply_override(outcome, command.who, command.why)
+    else:
+        engine.family.console_act(command)

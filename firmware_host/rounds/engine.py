@@ -260,6 +260,7 @@ class RoundEngine:
             self.publish_state(txn)
         self.devices.phase_changed(Phase.BETTING.value, self.round, self.attempt)
         self.checkpoint("round_opened", self.round)
+        self.family.round_opened()
 
     def betting_seconds(self) -> float:
         """How long betting stays open before the timer closes it; 0 when only the dealer closes it."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ..mqtt.contract import ManualResult
+from ..mqtt.contract import PLAY_ACTIONS, ManualResult
 from ..rules.banca_francesa import DECIDING
 from ..rules.dice import BadThrow, outcome_index
 from .books import DiceBook
@@ -44,6 +44,9 @@ class Family:
     # the round
     def handle(self, item: Any) -> None:
         log.warning("%s table: ignored %s", self.game, type(item).__name__)
+
+    def round_opened(self) -> None:
+        """A round opened and takes bets (chemin de fer: the bank carried from the last coup)."""
 
     def betting_closed(self) -> None:
         """No more bets: the dealer throws / spins / deals next."""
@@ -87,6 +90,17 @@ class Family:
     def apply_override(self, outcome_fields: tuple[Any, dict], who: str, why: str) -> None:
         outcome, fields = outcome_fields
         self.engine.manual_reading(outcome, fields, who, why)
+
+    # the card tables' plays at the console (rounds/console.py)
+    def console_problem(self, command) -> tuple[str, str] | None:
+        """Why the game cannot take this console action now (reason, message), or None; the engine's own
+        actions (open_betting, confirm ...) were checked before, and the game may refuse them too."""
+        if command.action in PLAY_ACTIONS:
+            return "not_allowed_now", f"{self.game} has no {command.action} at its console"
+        return None
+
+    def console_act(self, command) -> None:
+        """Carry out a play action `console_problem` accepted (journalled and announced already)."""
 
 
 class DiceFamily(Family):

@@ -45,6 +45,7 @@ class ConsoleCommand:
     source: str = "console"
     reply: Reply | None = None
     display_name: str | None = None
+    play: dict[str, Any] | None = None  # a play action's details (box, ticket, amount, fault ...): docs/mqtt.md
 
 
 @dataclass(frozen=True)
