@@ -28,6 +28,7 @@ from .rounds.inputs import DeviceHealthChanged, DiceSeen, ThrowStarted
 log = logging.getLogger(__name__)
 
 VISION_GAMES = {"craps": "craps", "banca_francesa": "banca-francesa", "cussec": "cussec"}
+CARD_GAMES = ("punto_banco", "blackjack", "chemin_de_fer")  # dealt from the shoe scanner
 
 
 class HardwareTable:
@@ -42,7 +43,7 @@ class HardwareTable:
         self.devices = DeviceSet(section, **kwargs)
         self.game = game
         self.evidence = evidence
-        self.cards = game == "punto_banco"
+        self.cards = game in CARD_GAMES
         self.dice = game in VISION_GAMES
         if self.dice and section.camera is None:
             raise DeviceError(f"a {game} table needs [devices.camera]: the result is read by the camera")
@@ -96,6 +97,10 @@ class HardwareTable:
         if dome is not None and fields.get("faces"):
             areas = [f"single_{n}" for n in sorted(set(fields["faces"]))]
             dome.show_result([a for a in areas if a in dome.settings.winning_areas])
+
+    def deal(self, round_no: int, attempt: int, places: list[str]) -> None:
+        """A card coup opens on these places: the dealer sees them on the layout; the scanner reports the cards."""
+        log.info("round %d: dealing %s", round_no, ", ".join(places))
 
     def stop(self) -> None:
         self._running.clear()

@@ -78,6 +78,9 @@ class SimulatedTable:
     def show_result(self, fields: dict) -> None:
         """Light the winning areas / show the result on the table (nothing to do in the simulation)."""
 
+    def deal(self, round_no: int, attempt: int, places: list[str]) -> None:
+        """A card coup opens on these places ("box 3", "dealer"; "player", "banker"): the dealer deals them."""
+
     # --- helpers ------------------------------------------------------------------------------
     def later(self, fn: Callable[[], None], factor: float = 1.0) -> None:
         self.scheduler.after(self.settings.action_seconds * factor, fn)

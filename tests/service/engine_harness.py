@@ -36,6 +36,9 @@ class RecordingDevices:
     def show_result(self, fields):
         self.calls.append(("show", fields))
 
+    def deal(self, round_no, attempt, places):
+        self.calls.append(("deal", round_no, attempt, places))
+
 
 def make_engine(path: Path, game: str = "craps", rules: dict | None = None, **table) -> RoundEngine:
     """`rules`: [game] keys replaced in the sim config (e.g. {"odds_withdrawal": "until_decision"})."""
