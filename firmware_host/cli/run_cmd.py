@@ -41,6 +41,11 @@ def describe(summary: RoundSummary) -> str:
     elif "number" in f:
         o = f.get("outcome", {})
         what = f"{f['number']} {o.get('colour', '')} {o.get('direction') or ''}".rstrip()
+    elif "cards" in f and "dealer" in f["cards"]:  # blackjack: the dealer's hand, each box's hands
+        o, d = f["outcome"], f["outcome"]["dealer"]
+        boxes = " ".join(f"{b['box']}:{'/'.join(str(h['total']) for h in b['hands'])}" for b in o["boxes"])
+        what = (f"dealer {' '.join(d['cards'])} ({d['total']}{' bust' if d['bust'] else ''}"
+                f"{' blackjack' if d['blackjack'] else ''})  boxes {boxes}")
     elif "cards" in f:
         o = f.get("outcome", {})
         what = (f"player {' '.join(f['cards']['player'])} ({o.get('player_points')})  banker "
