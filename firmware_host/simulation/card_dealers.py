@@ -57,6 +57,8 @@ class SimulatedCardDealer(SimulatedShoe):
                     self.record.note(self.coup_no, open=opened)
                 self.slip = None  # back to dealing: whatever was held is settled
                 coup = self.coup
+                if self.finished is coup:
+                    return  # his coup is complete: nothing more to deal (the table re-reads it)
             self.later(lambda: self._deal(coup, round_no, attempt), 0.25)
         elif phase == "held":
             self.later(lambda: self.still("held", round_no) and self.settle_slip())
