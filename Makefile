@@ -1,6 +1,11 @@
 # tablehw: two commands for a new machine — `make run` and `make test`.
-# Everything they need is installed here (venv from PyPI, Mosquitto/socat from apt), so a
-# clean clone on Debian / Raspberry Pi OS works with no step done by hand.
+# Everything they need is installed here (venv from PyPI, Debian packages with apt), so a clean
+# clone on Debian / Raspberry Pi OS works with no step done by hand. Python packages come from the
+# lock files (exact versions, checked against their hashes); `make lock` re-pins them.
+#
+#   make run      a simulated table: the production packages and Mosquitto, nothing for tests
+#   make test     adds the test and browser extras (pytest, Playwright) and socat, Chromium
+#   make install  the production venv only (docs/deploy.md §1)
 
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -8,39 +13,73 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 TABLEHW := $(VENV)/bin/tablehw
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PACKAGES := mosquitto socat chromium fonts-noto-cjk
+LOCK := requirements.lock
+TEST_LOCK := requirements-test.lock
+PIP_TOOLS := pip-tools==7.6.2
+# Debian packages: what a simulated table needs, and what the tests add (ptys; the board page's browser
+# and a Chinese font for its labels).
+RUN_APT := mosquitto
+TEST_APT := $(RUN_APT) socat chromium fonts-noto-cjk
 GAME ?= craps
 ROUNDS ?=
 
-.PHONY: run test bench board venv system-packages clean
+.PHONY: run test bench board venv install lock schemas apt-run apt-test clean
 
-# The venv is rebuilt when pyproject.toml changes (the stamp records what was installed).
-$(VENV)/.stamp: pyproject.toml
+# The production venv: the lock's exact versions (hash-checked), then tablehw itself, editable.
+$(VENV)/.stamp-production: pyproject.toml $(LOCK)
 	@$(PYTHON) -m venv $(VENV) 2>/dev/null || { \
 	  echo "python3-venv missing: installing it with apt"; \
-	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-venv python3-pip; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-venv python3-pip </dev/null; \
 	  rm -rf $(VENV); $(PYTHON) -m venv $(VENV); }
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q --require-hashes -r $(LOCK)
+	$(PY) -m pip install -q --no-deps --no-build-isolation -e .
+	@rm -f $(VENV)/.stamp-test
 	@touch $@
 
-venv: $(VENV)/.stamp
+# The test venv: the production one plus the test and browser extras, from their own lock.
+$(VENV)/.stamp-test: $(VENV)/.stamp-production $(TEST_LOCK)
+	$(PY) -m pip install -q --require-hashes -r $(TEST_LOCK)
+	@touch $@
 
-# Mosquitto (the broker the tests run on loopback) and socat (pty pairs) come from Debian; so do
-# Chromium and a Chinese font for the board page (a package without a command: dpkg knows it).
-system-packages:
-	@missing=""; for p in $(APT_PACKAGES); do command -v $$p >/dev/null || [ -x /usr/sbin/$$p ] || dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+install: $(VENV)/.stamp-production
+	@echo "$(VENV): tablehw $$($(TABLEHW) --version | cut -d' ' -f2) with the packages of $(LOCK) (no test or browser extras)"
+
+venv: $(VENV)/.stamp-test
+
+# Re-pin both locks from pyproject.toml's ranges: `make lock` keeps every pin that still fits and
+# resolves only what changed (a dependency added); `make lock UPGRADE=1` moves every pin to the
+# newest release in range. Then `make test` and commit both locks. pip-tools runs from a venv of
+# its own, so the locks never pin it.
+LOCK_FLAGS = -q --generate-hashes --allow-unsafe --all-build-deps --strip-extras --no-emit-index-url \
+	--no-emit-find-links $(if $(UPGRADE),--upgrade)
+lock:
+	@[ -x .venv-tools/bin/pip-compile ] || { $(PYTHON) -m venv .venv-tools && .venv-tools/bin/pip install -q $(PIP_TOOLS); }
+	.venv-tools/bin/pip-compile $(LOCK_FLAGS) -o $(LOCK) pyproject.toml
+	.venv-tools/bin/pip-compile $(LOCK_FLAGS) --extra test --extra browser -c $(LOCK) -o $(TEST_LOCK) pyproject.toml
+
+# docs/schema/: JSON Schemas of the config and every MQTT payload, from the msgspec types
+# (tests/schema fails while they are stale).
+schemas: $(VENV)/.stamp-production
+	$(PY) -m firmware_host.schemas docs/schema
+
+# Debian packages, installed with apt only when missing (a package without a command: dpkg knows it).
+APT_MISSING = missing=""; for p in $(1); do command -v $$p >/dev/null || [ -x /usr/sbin/$$p ] || \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing with apt:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing </dev/null; \
 	fi
+apt-run:
+	@$(call APT_MISSING,$(RUN_APT))
+apt-test:
+	@$(call APT_MISSING,$(TEST_APT))
 
 # A simulated table end to end (tablehw run --simulate: devices, dealer, betting terminals over MQTT),
-# one line per round. A loopback Mosquitto is started for the run if none answers on MQTT_PORT.
-# GAME=craps|cussec|roulette|baccarat|banca_francesa, ROUNDS=N stops after N rounds.
+# one line per round and a summary. A loopback Mosquitto is started for the run if none answers on
+# MQTT_PORT. GAME=craps|cussec|roulette|baccarat|banca_francesa, ROUNDS=N stops after N rounds.
 MQTT_PORT ?= 1883
 PORT_OPEN = $(PY) -c "import socket; socket.create_connection(('127.0.0.1', $(MQTT_PORT)), 1)" 2>/dev/null
-run: venv system-packages
+run: $(VENV)/.stamp-production apt-run
 	@started=""; \
 	if ! $(PORT_OPEN); then \
 	  mkdir -p var; printf 'listener $(MQTT_PORT) 127.0.0.1\nallow_anonymous true\n' > var/mosquitto-run.conf; \
@@ -52,16 +91,16 @@ run: venv system-packages
 	$(TABLEHW) run --config config/sim-$(GAME).toml --simulate --mqtt mqtt://127.0.0.1:$(MQTT_PORT) \
 	  $(if $(ROUNDS),--rounds $(ROUNDS)) --log-level WARNING
 
-test: venv system-packages
+test: $(VENV)/.stamp-test apt-test
 	$(PY) -m pytest
 
 # The reference result board (firmware_host/board/) in a browser, against a simulated table on a
 # loopback Mosquitto with a websockets listener: GAME=craps|cussec|banca_francesa|roulette|baccarat.
-board: venv system-packages
+board: $(VENV)/.stamp-production apt-run
 	$(PY) -m firmware_host.boards.serve --game $(GAME)
 
-bench: venv system-packages
+bench: $(VENV)/.stamp-test apt-test
 	$(PY) -m pytest tests/bench -q -s -p no:cacheprovider --timeout=1800 -o addopts=""
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .venv-tools .pytest_cache .hypothesis

@@ -7,7 +7,6 @@ out-of-range values are errors. See docs/config.md.
 
 from __future__ import annotations
 
-import re
 import tomllib
 from pathlib import Path
 from typing import Annotated, Literal, Union
@@ -20,7 +19,8 @@ from drivers.settings import DevicesSection
 from .errors import ConfigError
 from .rules.money import MAX_PAYOUT_UNIT
 from .rules.stakes import MAX_AMOUNT
-from .service_config import AccessSection, MqttSection, SimulationSection, StorageSection, TableSection
+from .schema_check import Problem, problems, report
+from .service_config import AccessSection, MetricsSection, MqttSection, SimulationSection, StorageSection, TableSection
 
 # x and y up to 9,999 (rules.money.MAX_RATIO_TERM): with Amount, no product in settlement can overflow.
 Ratio = Annotated[str, Meta(pattern=r"^\s*\d{1,4}\s*:\s*[1-9]\d{0,3}\s*$",
@@ -32,7 +32,7 @@ Amount = Annotated[int, Meta(ge=1, le=MAX_AMOUNT, description="minor units, 1 to
 class Money(Struct, forbid_unknown_fields=True, frozen=True):
     """Currency and rounding: stakes and payouts are integers in minor units (cents)."""
 
-    currency: Annotated[str, Meta(pattern=r"^[A-Z]{3}$")] = "EUR"
+    currency: Annotated[str, Meta(pattern=r"^[A-Z]{3}$", description="an ISO 4217 code such as 'EUR'")] = "EUR"
     minor_units_per_unit: Annotated[int, Meta(ge=1, le=10_000)] = 100
     payout_unit: Annotated[int, Meta(ge=1, le=MAX_PAYOUT_UNIT)] = 1  # payouts are multiples of this many minor units
     rounding: Literal["down", "half_up"] = "down"
@@ -137,88 +137,44 @@ class TableConfig(Struct, forbid_unknown_fields=True, frozen=True):
     mqtt: MqttSection | None = None
     access: AccessSection = AccessSection()  # who may bet, act on the console, recall (nobody by default)
     storage: StorageSection | None = None
+    metrics: MetricsSection | None = None  # Prometheus endpoint (off unless configured)
     simulation: SimulationSection | None = None
     board: BoardSection = BoardSection()
     devices: DevicesSection | None = None  # [devices]: see docs/devices.md
 
 
-_PATH = re.compile(r" - at `\$((?:\.[A-Za-z0-9_\-]+|\[(?:\d+|\.\.\.)\])*)`$")
-_KEY = re.compile(r" - at `key` in `\$((?:\.[A-Za-z0-9_\-]+|\[(?:\d+|\.\.\.)\])*)`$")  # a bad dict key
-
-
-def key_path_of(error: msgspec.ValidationError) -> tuple[str, str]:
-    """Split a msgspec error into (dotted key path, message); a dict entry shows as `[...]`."""
-    text = str(error)
-    key = _KEY.search(text)
-    if key:
-        return f"{key.group(1).lstrip('.')}.<key>", f"a key: {text[: key.start()]}"
-    match = _PATH.search(text)
-    path, message = ("", text) if not match else (match.group(1).lstrip("."), text[: match.start()])
-    path = re.sub(r"\[(\d+)\]", r".\1", path).replace("[...]", ".[...]")
-    unknown = re.match(r"Object contains unknown field `([^`]+)`", message)
-    if unknown:
-        return (f"{path}.{unknown.group(1)}" if path else unknown.group(1)), "unknown key"
-    return path, message
-
-
-def convert_strict(data: object, schema: type, source: str, error_type: type[Exception]):
-    """msgspec.convert with errors naming `source` and the key path (dict keys resolved by name)."""
-    try:
-        return msgspec.convert(data, schema)
-    except msgspec.ValidationError as exc:
-        path, message = key_path_of(exc)
-        if ".[...]" in path:
-            path = _resolve_dict_key(data, schema, path)
-        raise error_type(f"{source}: {path or '(top level)'}: {message}") from None
-
-
-def _resolve_dict_key(data: object, schema: type, path: str) -> str:
-    """msgspec does not name the failing key of a dict: find it by converting one entry at a time."""
-    head, _, tail = path.partition(".[...]")
-    parts = head.split(".") if head else []
-    node = data
-    for part in parts:
-        node = node[int(part)] if isinstance(node, list) else node.get(part) if isinstance(node, dict) else None
-    if not isinstance(node, dict):
-        return path.replace("[...]", "<key>")
-    for key in node:
-        trial = _replace_at(data, parts, {key: node[key]})
-        try:
-            msgspec.convert(trial, schema)
-        except msgspec.ValidationError:
-            return f"{head}.{key}{tail}"
-    return path.replace("[...]", "<key>")
-
-
-def _replace_at(data, parts: list[str], value):
-    if not parts:
-        return value
-    head, rest = parts[0], parts[1:]
-    if isinstance(data, list):
-        copy = list(data)
-        copy[int(head)] = _replace_at(data[int(head)], rest, value)
-        return copy
-    return {**data, head: _replace_at(data[head], rest, value)}
+def config_problems(data: object) -> list[Problem]:
+    """Every problem of already-parsed TOML data as a table config (empty: it is valid)."""
+    found = problems(data, TableConfig)
+    limits = data.get("limits") if isinstance(data, dict) else None
+    if not {"limits", "limits.minimum", "limits.maximum"} & {p.path for p in found} and isinstance(limits, dict):
+        low, high = limits.get("minimum"), limits.get("maximum")
+        if isinstance(low, int) and isinstance(high, int) and high < low:
+            found.append(Problem("limits.maximum", f"{high} is below limits.minimum {low}"))
+    return found
 
 
 def parse_config(data: dict, source: str = "<config>") -> TableConfig:
-    """Validate already-parsed TOML data; errors name `source` and the key path."""
-    config = convert_strict(data, TableConfig, source, ConfigError)
-    if config.limits.maximum < config.limits.minimum:
-        raise ConfigError(f"{source}: limits.maximum: {config.limits.maximum} is below limits.minimum "
-                          f"{config.limits.minimum}")
-    return config
+    """Validate already-parsed TOML data; the error lists every problem with its key path."""
+    found = config_problems(data)
+    if found:
+        raise ConfigError(report(source, found), found)
+    return msgspec.convert(data, TableConfig)
+
+
+def read_toml(path: Path) -> dict:
+    """A config file's TOML, parsed; a ConfigError naming the file when it cannot be read or parsed."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        problem = Problem("", f"cannot read: {exc.strerror or exc}")
+    except UnicodeDecodeError as exc:
+        problem = Problem("", f"not UTF-8 text: {exc.reason} at byte {exc.start}")
+    except tomllib.TOMLDecodeError as exc:
+        problem = Problem("", f"not valid TOML: {exc}")
+    raise ConfigError(f"{path}: {problem.message}", [problem])
 
 
 def load_config(path: str | Path) -> TableConfig:
     """Read and validate one configuration file."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    return parse_config(data, str(path))
+    return parse_config(read_toml(Path(path)), str(path))

@@ -13,7 +13,12 @@ class TableError(Exception):
 
 
 class ConfigError(TableError, ValueError):
-    """A configuration file that cannot be used; the message names the file and the key path."""
+    """A configuration file that cannot be used; the message names the file and the key path.
+    `problems` lists each problem found (schema_check.Problem: key path and message), when known."""
+
+    def __init__(self, message: str, problems: list | None = None) -> None:
+        super().__init__(message)
+        self.problems = list(problems or [])
 
 
 class InputFileError(TableError, ValueError):

@@ -15,7 +15,6 @@ import logging
 import threading
 from typing import Any, Callable
 
-import cv2
 
 from drivers.errors import DeviceError
 from drivers.settings import DevicesSection
@@ -134,8 +133,7 @@ class HardwareTable:
 
         round_no, attempt = armed
         verdict = outcome.verdict
-        ok, png = cv2.imencode(".png", annotate(image, outcome.reading, verdict))
-        evidence = self.evidence.save(f"{self.game}-{round_no:08d}-{attempt}.png", png.tobytes()) if ok else None
+        evidence = self.evidence.save_frame(self.game, round_no, attempt, annotate(image, outcome.reading, verdict))
         faces = tuple(verdict.values) if verdict.valid and verdict.values else None
         reason = None if verdict.valid else (verdict.reason.value if verdict.reason else "uncertain")
         return DiceSeen(round_no, attempt, faces, reason, evidence, {"detail": verdict.detail})

@@ -35,7 +35,7 @@ import time
 from dataclasses import dataclass
 
 from .clock import SystemClock
-from .journal import Journal, OutgoingMessage, connect, read_messages
+from .journal import Journal, OutgoingMessage, StorageFailure, connect, read_messages
 from .mqtt.link import Acked, Connected, Disconnected, MqttLink, message_properties
 
 log = logging.getLogger(__name__)
@@ -259,8 +259,9 @@ class OutboxSender:
         self._dropped.clear()
 
     def _mark_sent(self, conn, seqs: list[int]) -> None:
-        utc = self.clock.utc()
-        conn.execute("BEGIN IMMEDIATE")
-        conn.executemany("UPDATE outbox SET sent_utc = ? WHERE seq = ?", [(utc, s) for s in seqs])
-        conn.execute("COMMIT")
+        try:
+            self.journal.mark_sent(seqs, conn=conn)  # each mark MAC'd to its message (journal/store.py)
+        except StorageFailure as exc:  # the service locks out on the same disk; these are sent again at start
+            log.error("outbox: %d sent marks not written: %s", len(seqs), exc)
+            return
         self.stats.last_sent_seq = max(self.stats.last_sent_seq, max(seqs))

@@ -1,4 +1,4 @@
-"""The service's optional config sections: [table], [mqtt], [access], [storage] and [simulation] (strict msgspec).
+"""The service's optional config sections: [table], [mqtt], [access], [storage], [metrics], [simulation] (msgspec).
 
 They hang off `config.TableConfig` as optional fields, so a rules-only config (for `tablehw edge`
 or `settle`) stays valid; `tablehw run` requires [table]. See docs/config.md and docs/deploy.md.
@@ -16,7 +16,8 @@ from .mqtt.identity import USER_PATTERN
 
 Identifier = Annotated[str, Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$",
                                  description="letters, digits, '_', '.', '-' (used in MQTT topics and file names)")]
-TopicPrefix = Annotated[str, Meta(pattern=r"^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$")]
+TopicPrefix = Annotated[str, Meta(pattern=r"^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$",
+                                  description="MQTT topic levels of letters, digits, '_', '.', '-' joined by '/'")]
 Seconds = Annotated[float, Meta(ge=0, le=86_400)]
 
 
@@ -85,17 +86,31 @@ class AccessSection(RequestLimitsSection, forbid_unknown_fields=True, frozen=Tru
 
 
 class StorageSection(Struct, forbid_unknown_fields=True, frozen=True):
-    """Where the journal and the evidence live, and for how long evidence is kept."""
+    """Where the journal and the evidence live, how long they are kept, and the start-up and disk checks."""
 
     path: str | None = None  # default /var/lib/tablehw/<table id> ($STATE_DIRECTORY under systemd)
     evidence_retention_days: Annotated[int, Meta(ge=1, le=36_500)] = 365
     journal_key_file: str | None = None  # HMAC key for the record chain (recommended in production)
+    anchor_wait_s: Annotated[float, Meta(ge=0.5, le=60)] = 5.0  # how long start-up waits for the broker's anchors
+    disk_warning_mb: Annotated[int, Meta(ge=0, le=1_000_000)] = 1024  # `state.disk.warning` below this
+    disk_minimum_mb: Annotated[int, Meta(ge=0, le=1_000_000)] = 128  # lock out below this (before the disk is full)
+    journal_rotate_days: Annotated[int, Meta(ge=1, le=31)] = 1  # archive the live journal's older part this often
+    journal_rotate_mb: Annotated[int, Meta(ge=4, le=4096)] = 64  # ... or when the live file grows past this
+    journal_keep_rounds: Annotated[int, Meta(ge=10, le=100_000)] = 10  # rounds always left in the live file
+    journal_archive_days: Annotated[int, Meta(ge=1, le=36_500)] = 3650  # archive files older than this are deleted
+
+
+class MetricsSection(Struct, forbid_unknown_fields=True, frozen=True):
+    """Prometheus metrics over HTTP (docs/metrics.md). No [metrics] section: no endpoint at all."""
+
+    port: Annotated[int, Meta(ge=1, le=65_535)]  # one per table: several tables on one Pi need their own
+    address: str = "127.0.0.1"  # loopback only unless set (the unit allows only private networks anyway)
 
 
 class SimulationSection(Struct, forbid_unknown_fields=True, frozen=True):
     """What `tablehw run --simulate` plays: seeded terminals placing bets and a simulated table."""
 
-    seed: int = 1
+    seed: int | None = None  # None: a new seed every run, printed so the run can be replayed (--seed)
     terminals: Annotated[int, Meta(ge=1, le=1000)] = 4  # how many of [access] terminals the simulation bets as
     bets_per_round: Annotated[int, Meta(ge=0, le=100_000)] = 12
     void_rate: Annotated[float, Meta(ge=0, le=0.9)] = 0.05  # share of throws / spins that are void

@@ -175,6 +175,8 @@ class BoardMessage(Struct, frozen=True, kw_only=True, tag_field="type", tag="boa
     table: str
     seq: int = 0  # the outbox's sequence number, filled in when published
     utc: str
+    epoch: str = ""  # the journal's epoch and the previous seq on this topic, filled in when published
+    prev_seq: int = 0
     schema: int = SCHEMA
     round: int | None = None  # the round this board follows; None after a reset
     round_id: str | None = None

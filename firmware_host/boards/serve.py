@@ -16,7 +16,6 @@ import getpass
 import http.server
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -25,6 +24,8 @@ import threading
 import time
 from contextlib import ExitStack
 from pathlib import Path
+
+from ..stop_signal import StopSignal
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "firmware_host" / "board"
@@ -35,24 +36,12 @@ class ServeError(Exception):
     """Why `make board` cannot go on: printed as one line, exit status 1."""
 
 
-class StopRequest:
-    """The signal handler's only job: remember that SIGINT/SIGTERM came. It must not touch a lock:
-    `threading.Event.set()` in a handler deadlocks when the signal lands while the main thread is
-    inside `Event.wait()` holding the same lock; a plain attribute read by a polling loop cannot."""
-
-    def __init__(self) -> None:
-        self.signal: int | None = None
-
-    def __call__(self, signum: int, frame: object) -> None:
-        self.signal = signum
-
-    def install(self) -> None:
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(sig, self)
+class StopRequest(StopSignal):
+    """SIGINT/SIGTERM remembered without a lock (stop_signal.py); start-up waits end early through check()."""
 
     def check(self) -> None:
         """Raise `Stopped` when a signal came (lets start-up waits end early)."""
-        if self.signal is not None:
+        if self.is_set():
             raise Stopped()
 
 
@@ -201,7 +190,7 @@ def serve(args: argparse.Namespace, stop: StopRequest) -> int:
                f"&broker=ws://127.0.0.1:{ws_port}" + (f"&lang={args.lang}" if args.lang else ""))
         print(f"board: {url}\n(table: {' '.join(command[3:])}; Ctrl-C stops)", flush=True)
         deadline = None if args.seconds is None else time.monotonic() + args.seconds
-        while stop.signal is None and (deadline is None or time.monotonic() < deadline):
+        while not stop.is_set() and (deadline is None or time.monotonic() < deadline):
             if table.poll() is not None:
                 raise ServeError(f"the simulated table exited with status {table.returncode}")
             time.sleep(POLL_S)

@@ -7,7 +7,6 @@ import json
 import logging
 import random
 import signal
-import threading
 
 import msgspec
 
@@ -21,6 +20,7 @@ from ..boards.results_text import parse_coups, parse_faces, parse_spins
 from ..boards.table_info import table_info
 from ..config import load_config
 from ..errors import InputFileError
+from ..stop_signal import StopSignal
 
 GAMES = ("baccarat", "roulette", "craps", "cussec", "banca_francesa", "paikao")
 
@@ -115,8 +115,7 @@ def publish(args: argparse.Namespace, settings: BoardSettings) -> int:
     steps = (steps_from_text(args.game, args.results) if args.results is not None
              else drawn_steps(args.game, random.Random(args.seed)))
     replay = Replay(args.game, args.table, args.publish, args.prefix, settings, info)
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    stop = StopSignal().install((signal.SIGTERM,))  # Ctrl-C stays a KeyboardInterrupt
     link_log = logging.getLogger("firmware_host.mqtt.link")
     level = link_log.level
     link_log.setLevel(logging.CRITICAL)  # a failure to connect is this command's one error line, not a log line too

@@ -8,7 +8,7 @@ import os
 import msgspec
 
 from ..config import load_config
-from ..journal import Journal, JournalError
+from ..journal import Journal, JournalError, load_key
 from ..mqtt.contract import RecalledRound
 from ..recall import recall_rounds
 from ..service_config import StorageSection, storage_path
@@ -72,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
     journal_file = path / "journal.sqlite"
     if not journal_file.exists():
         raise JournalError(f"{journal_file}: no journal (has the table run yet?)")
-    journal = Journal.open(journal_file)
+    storage = config.storage or StorageSection()
+    journal = Journal.open(journal_file, key=load_key(storage.journal_key_file), create=False)
     try:
         rounds = recall_rounds(journal, args.last)
     finally:

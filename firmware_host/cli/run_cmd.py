@@ -1,73 +1,93 @@
-"""`tablehw run --config FILE [--simulate] [--mqtt mqtt://host:port] [--rounds N]`: run one table."""
+"""`tablehw run --config FILE [--simulate [--seed N]] [--mqtt URL] [--rounds N]`: run one table.
+
+Prints where the table starts from (a new journal, or an earlier run's it carries on from; the
+simulation's seed), one line per round (run_report.py) and a summary when it stops.
+"""
 
 from __future__ import annotations
 
 import argparse
 import logging
 import sys
+from pathlib import Path
 
 from drivers.errors import DeviceError
 
 from ..config import load_config
-from ..rounds.engine import RoundSummary
 
 ERRORS = (DeviceError,)  # a device that cannot be set up: exit 2, systemd restarts the table
 
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser("run", help="run one table (the service systemd starts)",
-                                   description="Run one table: rounds, journal, MQTT. Prints one line per round.")
+                                   description="Run one table: rounds, journal, MQTT. Prints one line per round "
+                                               "and a summary when it stops.")
     parser.add_argument("--config", required=True, help="the table's TOML config")
     parser.add_argument("--simulate", action="store_true",
                         help="simulated devices, dealer and betting terminals instead of hardware")
+    parser.add_argument("--seed", type=int, metavar="N",
+                        help="with --simulate: play this seed (default [simulation] seed, else a new one each run)")
     parser.add_argument("--mqtt", metavar="URL", help="broker URL, overriding [mqtt] url (mqtt://host:port)")
     parser.add_argument("--rounds", type=int, metavar="N", help="stop after N rounds")
     parser.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
     parser.set_defaults(func=run)
 
 
-def describe(summary: RoundSummary) -> str:
-    """One line per round: the result and what the bets did."""
-    f = summary.fields
-    if summary.void:
-        what = f"VOID ({summary.reason})"
-    elif "faces" in f:
-        what = f"{'-'.join(map(str, f['faces']))} = {f['total']}"
-        outcome = f.get("outcome", {})
-        if "point_after" in outcome:
-            what += f"  point {outcome['point_before'] or '-'} -> {outcome['point_after'] or '-'}  shooter {outcome['shooter_after']}"
-        elif outcome.get("chance"):
-            what += f"  {outcome['chance']}"
-    elif "number" in f:
-        o = f.get("outcome", {})
-        what = f"{f['number']} {o.get('colour', '')} {o.get('direction') or ''}".rstrip()
-    elif "cards" in f and "dealer" in f["cards"]:  # blackjack: the dealer's hand, each box's hands
-        o, d = f["outcome"], f["outcome"]["dealer"]
-        boxes = " ".join(f"{b['box']}:{'/'.join(str(h['total']) for h in b['hands'])}" for b in o["boxes"])
-        what = (f"dealer {' '.join(d['cards'])} ({d['total']}{' bust' if d['bust'] else ''}"
-                f"{' blackjack' if d['blackjack'] else ''})  boxes {boxes}")
-    elif "cards" in f:
-        o = f.get("outcome", {})
-        what = (f"player {' '.join(f['cards']['player'])} ({o.get('player_points')})  banker "
-                f"{' '.join(f['cards']['banker'])} ({o.get('banker_points')})  -> {o.get('winner')}")
+def earlier_round(journal: Path) -> int | None:
+    """The last round an existing journal holds (None: no journal yet, or one the service must judge)."""
+    from ..journal import Journal, JournalError
+
+    if not journal.exists():
+        return None
+    try:
+        opened = Journal(journal)
+    except JournalError:
+        return None  # the service's start-up check decides (a corrupt journal locks the table out)
+    try:
+        return next(iter(opened.rounds(1)), 0)
+    finally:
+        opened.close()
+
+
+def starting_lines(service, simulate: bool) -> list[str]:
+    config = service.config
+    lines = [f"table {service.table_id}: {type(config.game).__struct_config__.tag} ({config.game.rulebook}), "
+             f"amounts in {config.money.currency}{', simulated' if simulate else ''}"]
+    if simulate:
+        lines.append(f"simulation seed {service.sim.seed} (replay with --seed {service.sim.seed})")
+    if config.metrics is not None:
+        lines.append(f"metrics: http://{config.metrics.address}:{config.metrics.port}/metrics (docs/metrics.md)")
+    journal = service.storage / "journal.sqlite"
+    last = earlier_round(journal)
+    if not last:
+        lines.append(f"journal {journal}: {'new' if last is None else 'no round played yet'}")
     else:
-        what = "?"
-    attempts = f"  [{summary.attempts} attempts]" if summary.attempts > 1 else ""
-    return (f"{summary.round_id}  {what}{attempts}  | {summary.bets} bets: paid {summary.paid}"
-            f" kept {summary.kept} returned {summary.returned}")
+        fresh = f"; remove {service.storage} to start afresh" if simulate else ""
+        lines.append(f"journal {journal}: carrying on from an earlier run (last round {last}): the board, the "
+                     f"game's state and the bets on the layout carry over{fresh}")
+    return lines
 
 
 def run(args: argparse.Namespace) -> int:
     from ..service import TableService
+    from .run_report import RunReport
 
     logging.basicConfig(level=getattr(logging, args.log_level), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    config = load_config(args.config)
     if args.rounds is not None and args.rounds < 1:
-        raise SystemExit("tablehw run: --rounds must be at least 1")
-
-    def line(summary: RoundSummary) -> None:
-        print(describe(summary), flush=True)
-
-    return TableService(config, args.config, mqtt_url=args.mqtt, simulate=args.simulate, rounds=args.rounds,
-                        on_round=line).run()
+        raise SystemExit("tablehw run: error: --rounds must be at least 1")
+    if args.seed is not None and not args.simulate:
+        raise SystemExit("tablehw run: error: --seed needs --simulate (it seeds the simulated table)")
+    config = load_config(args.config)
+    report = RunReport(config, sys.stdout)
+    service = TableService(config, args.config, mqtt_url=args.mqtt, simulate=args.simulate, rounds=args.rounds,
+                           observer=report, seed=args.seed)
+    for line in starting_lines(service, args.simulate):
+        report.say(line)
+    status = service.run()
+    if status != 0:
+        return status
+    for line in report.summary(service.table_id, service.storage, service.topics.board, args.config,
+                               service.sim.seed if args.simulate else None):
+        report.say(line)
+    return status

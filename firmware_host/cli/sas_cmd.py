@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
-import threading
 from fractions import Fraction
 
 from drivers.sas import polls
@@ -14,6 +12,8 @@ from drivers.sas.errors import SasError
 from drivers.sas.host import SasHost
 from drivers.sas.link import open_link
 from drivers.sas.replies import decode_reply, reply_fields
+
+from ..stop_signal import StopSignal
 
 ERRORS = (SasError,)
 INFO_POLLS = (0x1F, 0x54, 0x55, 0x1C, 0x0F, 0x1A, 0x18)
@@ -162,10 +162,12 @@ def run_sim(args: argparse.Namespace) -> int:
     where = line.path if line else args.port
     print(f"EGM simulator: {args.machines} machine(s) at addresses 1..{args.machines} on {where} "
           f"({link.framing} framing); Ctrl-C to stop", flush=True)
-    _stop_on_signals(simulator.stop)
+    stop = StopSignal().install()
+    simulator.start()  # answers on its own thread; the main thread only waits for the stop
     try:
-        simulator.serve()
+        stop.wait()
     finally:
+        simulator.stop()
         (line or link).close()
     return 0
 
@@ -178,8 +180,7 @@ def run_serve(args: argparse.Namespace) -> int:
     config = load_slots_config(args.config)
     journal = Journal.open(config.service.journal)
     service = SlotService(config, journal=journal, mqtt=mqtt_link(config)).start()
-    done = threading.Event()
-    _stop_on_signals(done.set)
+    done = StopSignal().install()
     print(f"slot service {config.service.site}: {len(service.machines)} machine(s) on "
           f"{len(config.ports)} port(s), publishing under {config.mqtt.prefix}/slots", flush=True)
     done.wait()
@@ -187,7 +188,3 @@ def run_serve(args: argparse.Namespace) -> int:
     journal.close()
     return 0 if service.error is None else 1
 
-
-def _stop_on_signals(stop) -> None:
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop())

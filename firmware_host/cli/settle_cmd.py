@@ -9,7 +9,8 @@ from typing import Annotated
 
 from msgspec import Meta, Struct
 
-from ..config import convert_strict, load_config
+from ..config import load_config
+from ..schema_check import convert_strict
 from ..errors import InputFileError
 from ..games import build_dice_game
 from ..rules.bets import Bet

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 import random
-import signal
 import sys
-import threading
 
 from drivers.errors import DeviceError
 from drivers.sim.cammegh import CammeghSim
@@ -14,6 +12,8 @@ from drivers.sim.faults import Faults
 from drivers.sim.shoe import ShoeSim, card_code, shuffled_shoe
 from drivers.sim.wheel import WheelBoardSim
 from drivers.wheel_layout import wheel_order
+
+from ..stop_signal import StopSignal
 
 ERRORS = (DeviceError,)
 FAULT_NAMES = ("drop_acks", "ignore_acks", "corrupt_crc", "repeat")
@@ -76,10 +76,7 @@ def numbers_from(text: str, rng: random.Random):
 def run(args: argparse.Namespace) -> int:
     rng = random.Random(args.seed)
     faults = parse_faults(args.fault)
-    stop = threading.Event()
-    if threading.current_thread() is threading.main_thread():
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(sig, lambda *_: stop.set())
+    stop = StopSignal().install()
     if args.device == "cammegh":
         if not 0 <= args.mode <= 0xFFFF:
             raise DeviceError(f"--mode {args.mode}: a wheel mode is 0 to 65535")

@@ -1,4 +1,9 @@
-"""`tablehw vision`: read dice in images, score a labelled dataset, calibrate a camera, render a table."""
+"""`tablehw vision`: read dice in images, score a labelled dataset, calibrate a camera, render a table.
+
+`read` without `--calibration` refuses an image that shows the table's ArUco calibration markers: with
+no calibration to mask them, their black and white squares would be read as dice (and without the
+table's geometry no throw can be judged anyway). `eval` reports its progress on stderr.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +16,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.calibration import Calibration, annotate as annotate_calibration, calibrate
-from vision.dataset import DEVELOPMENT, HELD_BACK, is_tuning, load_errata, split_of
+from vision.calibration import Calibration, annotate as annotate_calibration, calibrate, detect_markers
+from vision.dataset import DEVELOPMENT, HELD_BACK, is_tuning, list_images, load_errata, split_of
 from vision.dice_reader import DiceReader
 from vision.errors import ImageError, VisionError
 from vision.evaluation import evaluate
@@ -76,8 +81,20 @@ def load_image(path: Path) -> np.ndarray:
     return frame
 
 
+def refuse_markers_without_calibration(path: Path, frame: np.ndarray) -> None:
+    markers = detect_markers(frame)
+    if markers:
+        raise VisionError(
+            f"{path}: shows the table's calibration markers (ArUco {sorted(markers)}); without --calibration they "
+            "would be read as dice. Calibrate on a frame of the empty table first (tablehw vision calibrate "
+            "EMPTY.png --out cal.json --game GAME) and read with --calibration cal.json")
+
+
 def run_read(args: argparse.Namespace) -> int:
     cal = Calibration.load(args.calibration) if args.calibration else None
+    if cal is None:
+        for path in args.images:  # all of them before any reading: nothing half done
+            refuse_markers_without_calibration(path, load_image(path))
     background = load_image(args.background) if args.background else None
     reader = DiceReader(cal, classifier=None if args.classical else "default", background=background)
     rules = rules_for(args.game) if args.game else ANY_GAME
@@ -115,7 +132,8 @@ def run_eval(args: argparse.Namespace) -> int:
         HELD_BACK: lambda p: split_of(p.name) == HELD_BACK,
     }[args.split]
     errata = load_errata(args.errata) if args.errata else None
-    scores = evaluate(reader.read, args.dataset, select, errata=errata)
+    total = sum(1 for p in list_images(args.dataset) if select is None or select(p))
+    scores = evaluate(reader.read, args.dataset, select, on_image=Progress(total), errata=errata)
     doc = {"reader": "classical" if args.classical else ("dnn" if reader.classifier else "classical"),
            "splits": {k: v.as_json() for k, v in sorted(scores.items())}}
     if args.json:
@@ -129,6 +147,22 @@ def run_eval(args: argparse.Namespace) -> int:
               f"{s['declined_rate']:>9.2%}{s['missed_rate']:>8.2%}{s['images_fully_right']:>10.2%}"
               f"{s['ms_median'] or 0:>7.1f}")
     return 0
+
+
+class Progress:
+    """`scored 40/240 images (12 s)` on stderr: over itself on a terminal, else a line every tenth."""
+
+    def __init__(self, total: int) -> None:
+        self.total, self.done, self.start = total, 0, time.monotonic()
+        self.terminal = sys.stderr.isatty()
+        self.every = max(1, total // 10)
+
+    def __call__(self, image: Path, reading, score) -> None:
+        self.done += 1
+        if self.terminal or self.done % self.every == 0 or self.done == self.total:
+            line = f"scored {self.done}/{self.total} images ({time.monotonic() - self.start:.0f} s)"
+            end = "\r" if self.terminal and self.done < self.total else "\n"
+            print(line, end=end, file=sys.stderr, flush=True)
 
 
 def run_calibrate(args: argparse.Namespace) -> int:

@@ -1,7 +1,7 @@
 """The MQTT contract of docs/mqtt.md as code: topic names and msgspec payload schemas (schema 1).
 
-Outgoing payloads carry `seq`, which `Transaction.publish` fills in from the outbox; build them
-with `seq=0`. Incoming requests are decoded with `decode_request`, which raises `BadRequest`
+Outgoing payloads carry `seq`, `epoch` and `prev_seq`, which `Transaction.publish` (or `stamp`)
+fills in from the outbox; build them with `seq=0`. Incoming requests are decoded with `decode_request`, which raises `BadRequest`
 naming what was wrong.
 """
 
@@ -29,6 +29,7 @@ class Topics:
         self.prefix = prefix
         self.table_id = table_id
         self.base = f"{prefix}/tables/{table_id}"
+        self.ledger_anchor = f"{prefix}/ledger/anchors/{table_id}"  # retained by the back-office ledger
         self.availability = f"{self.base}/availability"
         self.state = f"{self.base}/state"
         self.result = f"{self.base}/result"
@@ -62,19 +63,39 @@ class Topics:
 
 
 class _Out(Struct, tag_field="type", omit_defaults=False):
-    """Fields every outgoing payload starts with."""
+    """Fields every outgoing payload starts with (`epoch`, `seq`, `prev_seq`: docs/mqtt.md, "Delivery")."""
 
     table: str
     seq: int
     utc: str
+    epoch: str = ""
+    prev_seq: int = 0
     schema: int = SCHEMA
 
 
-class Availability(Struct, tag_field="type", tag="availability", omit_defaults=True):
+class Availability(Struct, tag_field="type", tag="availability"):
+    """Retained; the Last Will says "offline". Carries `schema` like every payload (and `reason`, null
+    unless locked)."""
+
     table: str
     state: Literal["online", "offline", "locked"]
     reason: str | None = None
     schema: int = SCHEMA
+
+
+class JournalPoint(Struct):
+    """`state.journal`: the record chain at that message (with `epoch` and `seq`, the table's anchor)."""
+
+    records: int
+    head: str  # 64 hex: the hash of record `records`
+    anchor: Literal["checked", "unchecked"] = "unchecked"  # did the start-up check against the broker run?
+
+
+class DiskSpace(Struct):
+    """`state.disk`: free space on the journal's file system."""
+
+    free_mb: int
+    warning: bool  # below [storage] disk_warning_mb
 
 
 class TableState(_Out, tag="state"):
@@ -93,6 +114,8 @@ class TableState(_Out, tag="state"):
     open_bets: int = 0
     devices: dict[str, str] = {}
     limits: dict[str, int] = {}
+    journal: JournalPoint | None = None
+    disk: DiskSpace | None = None
     broker: dict[str, Any] = {}  # {"reachable": bool, "since": utc, "cause": why not} (docs/mqtt.md)
 
 
@@ -197,6 +220,24 @@ class RecallResponse(_Out, tag="recall_response"):
     message: str = ""
 
 
+class MessageCopy(Struct):
+    """One message as the table published it: `payload` is its exact bytes, as a JSON string."""
+
+    seq: int
+    topic: str
+    payload: str
+
+
+class MessagesResponse(_Out, tag="messages_response"):
+    after: int = 0
+    messages: list[MessageCopy] = []
+    next_after: int = 0
+    more: bool = False
+    first_available: int = 1
+    reason: str | None = None  # unknown_epoch, bad_request (and the request gate's: not_authorised, rate_limited)
+    message: str = ""
+
+
 # --- requests (in) ---------------------------------------------------------------------------
 Text = Annotated[str, Meta(min_length=1, max_length=128)]
 
@@ -219,6 +260,19 @@ class WithdrawRequest(Struct, tag_field="type", tag="withdraw", forbid_unknown_f
 
 class RecallRequest(Struct, tag_field="type", tag="recall", forbid_unknown_fields=True):
     last: Annotated[int, Meta(ge=1, le=100)] = 10
+    schema: Literal[1] = 1
+
+
+MESSAGE_TOPICS = ("result", "settlement", "events", "state", "board")  # names under T/ the outbox carries
+
+
+class MessagesRequest(Struct, tag_field="type", tag="messages", forbid_unknown_fields=True):
+    """Messages since `after` (the ledger fills gaps with it): docs/mqtt.md, "messages"."""
+
+    after: Annotated[int, Meta(ge=0)]
+    epoch: Annotated[str, Meta(pattern="^[0-9a-f]{32}$")] | None = None
+    topics: Annotated[list[Literal[MESSAGE_TOPICS]], Meta(min_length=1)] | None = None
+    limit: Annotated[int, Meta(ge=1, le=500)] = 200
     schema: Literal[1] = 1
 
 
@@ -260,7 +314,7 @@ class ConsoleRequest(Struct, tag_field="type", tag="console", forbid_unknown_fie
     schema: Literal[1] = 1
 
 
-Request = Union[BetRequest, WithdrawRequest, RecallRequest, ConsoleRequest]
+Request = Union[BetRequest, WithdrawRequest, RecallRequest, MessagesRequest, ConsoleRequest]
 
 
 class BadRequest(ValueError):

@@ -147,6 +147,23 @@ def message_properties(response_topic: str | None = None, correlation_data: byte
     return props
 
 
+def new_client(settings: LinkSettings, client_id: str) -> mqtt.Client:
+    """A paho MQTT 5 client with the settings' login and TLS (callbacks and Will are the caller's)."""
+    endpoint = Endpoint.from_url(settings.url)
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
+    client.enable_logger(PAHO_LOG)
+    if settings.username:
+        client.username_pw_set(settings.username, settings.password)
+    if endpoint.tls or settings.tls_ca:
+        for name in ("tls_ca", "tls_cert", "tls_key"):
+            value = getattr(settings, name)
+            if value and not Path(value).is_file():
+                raise ConfigError(f"mqtt.{name}: {value} is not a readable file")
+        client.tls_set(ca_certs=settings.tls_ca, certfile=settings.tls_cert, keyfile=settings.tls_key,
+                       cert_reqs=ssl.CERT_REQUIRED)
+    return client
+
+
 @dataclass
 class MqttLink:
     """A paho client configured for the contract in docs/mqtt.md."""
@@ -170,14 +187,7 @@ class MqttLink:
         self.connected = False
 
     def _make_client(self) -> mqtt.Client:
-        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=self.settings.client_id,
-                             protocol=mqtt.MQTTv5)
-        client.enable_logger(PAHO_LOG)
-        if self.settings.username:
-            client.username_pw_set(self.settings.username, self.settings.password)
-        if self.endpoint.tls or self.settings.tls_ca:
-            client.tls_set(ca_certs=self.settings.tls_ca, certfile=self.settings.tls_cert,
-                           keyfile=self.settings.tls_key, cert_reqs=ssl.CERT_REQUIRED)
+        client = new_client(self.settings, self.settings.client_id)
         client.will_set(self.will.topic, self.will.offline, qos=1, retain=True,
                         properties=message_properties())
         client.reconnect_delay_set(self.settings.reconnect_min_s, self.settings.reconnect_max_s)  # type: ignore[arg-type]
@@ -212,6 +222,7 @@ class MqttLink:
 
     def _close(self) -> None:
         if self.connected:
+            self.connected = False  # first: the disconnect this causes is ours, not a lost connection
             self.client.disconnect()
         self.client.loop_stop()  # also ends paho's reconnect attempts
         self.connected = False

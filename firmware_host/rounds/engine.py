@@ -26,12 +26,13 @@ import msgspec
 
 from ..clock import utc_after
 from ..journal import Journal, Transaction
-from ..mqtt.contract import EventPayload, TableState, Topics
+from ..mqtt.contract import DiskSpace, EventPayload, JournalPoint, TableState, Topics
 from ..mqtt.broker_watch import utc_now
 from ..mqtt.link import ConnectFailed, Connected, Disconnected
 from ..service_config import AccessSection
 from .inbox import Inbox
 from .inputs import ConsoleCommand, DeviceHealthChanged, DeviceNotice, Evidence, Phase, Stop, SupervisorKey
+from .observer import RoundObserver
 from .payloads import result_payload, round_id, settlement_payload
 from .tickets import KINDS as TICKET_RECORDS, TicketRegistry
 
@@ -69,7 +70,7 @@ class Pending:
 
 @dataclass
 class RoundSummary:
-    """What `on_round` gets after each finished round (for the one line per round of `tablehw run`)."""
+    """What the observer gets after each finished round (the one line per round of `tablehw run`, metrics)."""
 
     round: int
     round_id: str
@@ -82,6 +83,7 @@ class RoundSummary:
     returned: int
     attempts: int
     game_state: dict[str, Any] = field(default_factory=dict)
+    stayed: int = 0  # bets not decided by this result, left on the layout (craps, banca francesa)
 
 
 def describe_fields(fields: dict[str, Any]) -> str:
@@ -101,20 +103,21 @@ class RoundEngine:
 
     def __init__(self, settings: EngineSettings, journal: Journal, topics: Topics, family_factory: Callable,
                  devices: Any, *, clock: Any = None, checkpoint: Callable[[str, int], None] = no_checkpoint,
-                 on_round: Callable[[RoundSummary], None] | None = None, board: Any = None) -> None:
+                 observer: RoundObserver | None = None, board: Any = None) -> None:
         self.settings = settings
         self.journal = journal
         self.topics = topics
         self.devices = devices
         self.clock = clock or journal.clock
         self.checkpoint = checkpoint
-        self.on_round = on_round
+        self.observer = observer or RoundObserver()
         self.inbox = Inbox(per_user=settings.access.request_burst)
         self.phase = Phase.CLOSED
         self.round = 0
         self.attempt = 1
         self.pending: Pending | None = None
         self.deadline: float | None = None  # monotonic: betting closes / a reading is overdue
+        self.reading_since: float | None = None  # monotonic: the play phase began (the observer's read latency)
         self.health: dict[str, str] = {}
         self.supervisor_key = False
         self.broker: dict[str, Any] = {"reachable": False, "since": utc_now(), "cause": "not connected yet"}
@@ -125,6 +128,7 @@ class RoundEngine:
         self.registry = TicketRegistry()  # every ticket's first answer, for the journal's life (tickets.py)
         self.evidence: Any = None  # an EvidenceStore, for families that write their own evidence (card logs)
         self.board = board  # a boards.keeper.BoardKeeper (None: the game has no result board)
+        self.disk_space: Callable[[], DiskSpace] | None = None  # free space for `state` (service.py's disk watch)
         self.family = family_factory(self)
         self.book = self.family.book
 
@@ -214,7 +218,8 @@ class RoundEngine:
             betting_open=betting, betting_closes=closes, betting_seconds=self.betting_seconds(),
             last_coup=bool(view.pop("last_coup", False)), game_state=view,
             open_bets=len(self.book), devices=dict(self.health), limits=self.settings.limits,
-            broker=dict(self.broker)), retain=True)
+            journal=JournalPoint(*txn.point(), anchor=self.journal.anchor_status),
+            disk=self.disk_space() if self.disk_space else None, broker=dict(self.broker)), retain=True)
 
     def event(self, kind: str, detail: dict | None = None, *, who: str | None = None, why: str | None = None,
               txn: Transaction | None = None) -> None:
@@ -222,11 +227,11 @@ class RoundEngine:
         if txn is None:
             with self.journal.transaction() as own:
                 return self.event(kind, detail, who=who, why=why, txn=own)
-        payload = EventPayload(table=self.settings.table_id, seq=txn.next_message_seq(), utc=txn.utc,
+        payload = EventPayload(table=self.settings.table_id, seq=0, utc=txn.utc,
                                round=self.round or None,
                                round_id=round_id(self.settings.table_id, self.round) if self.round else None,
                                kind=kind, who=who, why=why, detail=detail or {})
-        data = msgspec.json.encode(payload)
+        data = msgspec.json.encode(txn.stamp(self.topics.events, payload))
         txn.record("event", data, round=self.round or None)
         txn.publish(self.topics.events, data)
         if self.board is not None:
@@ -283,7 +288,8 @@ class RoundEngine:
     def expect_reading(self, phase: Phase) -> None:
         """The play phase started (dice thrown, ball launched ...): a reading is due within the timeout."""
         timeout = self.settings.reading_timeout_s
-        self.deadline = self.clock.monotonic() + timeout if timeout > 0 else None
+        self.reading_since = self.clock.monotonic()
+        self.deadline = self.reading_since + timeout if timeout > 0 else None
         self.set_phase(phase)
 
     def reading(self, outcome: Any, fields: dict[str, Any], *, void_reason: str | None = None,
@@ -291,6 +297,9 @@ class RoundEngine:
         """A reading for the current attempt: journalled, then void → next attempt, valid → settle."""
         self.deadline = None
         self.phase = Phase.READING
+        if self.reading_since is not None:
+            self.observer.reading_taken(self.clock.monotonic() - self.reading_since)
+            self.reading_since = None
         body = {"attempt": self.attempt, "valid": void_reason is None, "void_reason": void_reason,
                 "fields": fields, "evidence": evidence.__dict__ if evidence else None, "detail": detail or {}}
         with self.journal.transaction() as txn:
@@ -320,6 +329,7 @@ class RoundEngine:
             txn.record("phase", {"phase": Phase.NO_MORE_BETS.value, "attempt": self.attempt}, round=self.round)
             self.phase = Phase.NO_MORE_BETS
             self.publish_state(txn)
+        self.observer.attempt_voided(reason)
         if self.attempt > self.settings.max_attempts:
             self.void_round(f"{self.settings.max_attempts} void attempts in a row")
             return
@@ -361,7 +371,7 @@ class RoundEngine:
                 manual: tuple[str, str] | None = None) -> None:
         payload = result_payload(self.settings.table_id, self.settings.game, self.round, self.attempt, txn.utc,
                                  void=void, reason=reason, fields=fields, evidence=evidence, manual=manual)
-        data = msgspec.json.encode(msgspec.structs.replace(payload, seq=txn.next_message_seq()))
+        data = msgspec.json.encode(txn.stamp(self.topics.result, payload))
         txn.record("result", data, round=self.round)
         txn.publish(self.topics.result, data, retain=True)
         if self.board is not None:
@@ -370,7 +380,7 @@ class RoundEngine:
     def _settlement(self, txn: Transaction, outcomes: list, *, void: bool) -> None:
         payload = settlement_payload(self.settings.table_id, self.round, txn.utc, self.settings.currency, outcomes,
                                      void=void)
-        data = msgspec.json.encode(msgspec.structs.replace(payload, seq=txn.next_message_seq()))
+        data = msgspec.json.encode(txn.stamp(self.topics.settlement, payload))
         txn.record("settlement", data, round=self.round)
         txn.record("round_closed", {"round": self.round, "void": void, "game_state": self.family.state_data()},
                    round=self.round)
@@ -379,10 +389,10 @@ class RoundEngine:
     def _finished(self, *, void: bool, reason: str | None, fields: dict, outcomes: list) -> None:
         self.rounds_finished += 1
         self.round_open = False
-        if self.on_round:
-            self.on_round(RoundSummary(self.round, round_id(self.settings.table_id, self.round), void, reason, fields,
-                                       len(outcomes), sum(o.paid for o in outcomes), sum(o.kept for o in outcomes),
-                                       sum(o.returned for o in outcomes), self.attempt, self.family.state_view()))
+        self.observer.round_finished(RoundSummary(
+            self.round, round_id(self.settings.table_id, self.round), void, reason, fields, len(outcomes),
+            sum(o.paid for o in outcomes), sum(o.kept for o in outcomes), sum(o.returned for o in outcomes),
+            self.attempt, self.family.state_view(), sum(o.result.value == "stay" for o in outcomes)))
         self.family.round_finished()
 
     def wants_more_rounds(self) -> bool:

@@ -84,6 +84,7 @@ def start(engine: RoundEngine) -> str:
 
 
 def _fresh(engine: RoundEngine) -> str:
+    engine.round = engine.journal.round_base  # a new epoch's rounds continue after the last one published
     engine.event("table_opened", {"game": engine.settings.game, "rulebook": engine.settings.rulebook})
     engine.family.round_finished()  # what follows a round follows an empty journal too
     return "fresh journal: table opened"

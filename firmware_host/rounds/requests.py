@@ -190,7 +190,24 @@ def handle_recall(engine, request: TableRequest) -> None:
         respond(txn, request.reply, RecallResponse(table=engine.settings.table_id, seq=0, utc=txn.utc, rounds=rounds))
 
 
-RECALL_HANDLERS: dict[str, Callable[[Any, TableRequest], None]] = {"recall": handle_recall}
+def handle_messages(engine, request: TableRequest) -> None:
+    """`messages`: what the table published after a seq, exact bytes (recall.py; the ledger fills gaps)."""
+    from ..mqtt.contract import MessagesRequest, MessagesResponse
+    from ..recall import messages_since
+
+    with engine.journal.transaction() as txn:
+        empty = MessagesResponse(table=engine.settings.table_id, seq=0, utc=txn.utc)
+        try:
+            decoded = decode_request(request.message.payload, MessagesRequest)
+        except BadRequest as exc:
+            answer = msgspec.structs.replace(empty, reason="bad_request", message=f"not a messages request: {exc}")
+        else:
+            answer = messages_since(engine.journal, engine.topics.base, decoded, empty)
+        respond(txn, request.reply, answer)
+
+
+RECALL_HANDLERS: dict[str, Callable[[Any, TableRequest], None]] = {"recall": handle_recall,
+                                                                   "messages": handle_messages}
 
 
 def handle_recall_topic(engine, request: TableRequest) -> None:

@@ -1,7 +1,7 @@
 """The simulated camera of a dice table: each throw is rendered (vision.synthetic) and read back by vision.
 
 So `make run` exercises the same path as a real table: frame -> DiceReader -> judgement -> evidence
-PNG. The simulation decides only what kind of throw happens (valid, or one of the game's void kinds);
+JPEG. The simulation decides only what kind of throw happens (valid, or one of the game's void kinds);
 the faces and the verdict the service receives are what the reader made of the rendered frame.
 """
 
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
 
 from vision.calibration import calibrate
@@ -26,7 +25,7 @@ VISION_GAME = {"craps": "craps", "banca_francesa": "banca-francesa", "cussec": "
 @dataclass(frozen=True, slots=True)
 class RenderedThrow:
     verdict: Verdict
-    png: bytes  # the evidence: the rendered frame annotated with what the reader saw
+    image: np.ndarray  # the evidence: the rendered frame annotated with what the reader saw
     truth: tuple[int, ...]  # the faces rendered (for logs and tests; never published)
 
 
@@ -49,5 +48,4 @@ class RenderedCamera:
         reading = self.reader.read(frame)
         track = track_readings(self.reader, self.rig, dice, kind, self.rng) if kind == "not_past_middle" else ()
         verdict = judge(reading, self.rules, self.reader.calibration, track)
-        ok, png = cv2.imencode(".png", annotate(frame, reading, verdict))
-        return RenderedThrow(verdict, png.tobytes() if ok else b"", tuple(t.value for t in truth if t.visible))
+        return RenderedThrow(verdict, annotate(frame, reading, verdict), tuple(t.value for t in truth if t.visible))

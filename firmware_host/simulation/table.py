@@ -135,7 +135,7 @@ class SimulatedTable:
 
             self._rendered = RenderedCamera(self.game, self.settings.seed)
         shot = self._rendered.throw(kind)
-        evidence = self.evidence.save(f"{self.game}-{round_no:08d}-{attempt}.png", shot.png)
+        evidence = self.evidence.save_frame(self.game, round_no, attempt, shot.image)
         v = shot.verdict
         log.debug("rendered %s throw %s: read %s, %s", kind, shot.truth, v.values, v.detail)
         return DiceSeen(round_no, attempt, tuple(v.values) if v.valid else None,

@@ -27,7 +27,7 @@ from msgspec import Meta, Struct
 from drivers.sas.errors import SasFrameError
 from drivers.sas.poller import PollStep
 
-from ..config import key_path_of
+from ..schema_check import key_path_of
 from ..errors import ConfigError
 from ..service_config import RequestLimitsSection, UserName
 

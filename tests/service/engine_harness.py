@@ -40,13 +40,14 @@ class RecordingDevices:
         self.calls.append(("deal", round_no, attempt, places))
 
 
-def make_engine(path: Path, game: str = "craps", rules: dict | None = None, **table) -> RoundEngine:
+def make_engine(path: Path, game: str = "craps", rules: dict | None = None, key: bytes | None = None,
+                **table) -> RoundEngine:
     """`rules`: [game] keys replaced in the sim config (e.g. {"odds_withdrawal": "until_decision"})."""
     source = str(ROOT / "config" / f"sim-{game}.toml")
     config = load_config(source)
     config = msgspec.structs.replace(config, table=msgspec.structs.replace(config.table, **table),
                                      game=msgspec.structs.replace(config.game, **(rules or {})))
-    journal = Journal.open(path)
+    journal = Journal.open(path, key=key)
     engine = RoundEngine(engine_settings(config), journal, Topics("tablehw", config.table.id),
                          family_factory(config, source), RecordingDevices())
     recovery.start(engine)

@@ -104,7 +104,7 @@ def test_craps_round_on_console_camera_and_vision(tmp_path, rendered_throw):
     assert actions[0]["detail"]["source"] == "gpio" and actions[0]["detail"]["action"] == "no_more_bets"
     result = [r for _, r in sent(engine, "/result")][0]
     assert result["round"] == 1 and result["attempt"] == 1
-    assert result["evidence"]["ref"].endswith(".png") and (tmp_path / "storage" / result["evidence"]["ref"]).exists()
+    assert result["evidence"]["ref"].endswith(".jpg") and (tmp_path / "storage" / result["evidence"]["ref"]).exists()
     if result["void"]:
         # vision was not sure (its call, issue 4): the attempt is void with vision's reason, nothing is
         # settled, and the table waits for the dice to be thrown again with the bets as they are

@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 
 from firmware_host.cli import main
+from vision.calibration import detect_markers
 from vision.dataset import DEVELOPMENT, split_of
 
 
@@ -47,9 +48,22 @@ def test_render_calibrate_read_json_and_evidence(tmp_path, capsys):
     assert evidence is not None and evidence.shape == cv2.imread(str(frame)).shape
 
 
-def test_read_without_calibration_prints_a_line_per_image(tmp_path, capsys):
+def test_read_without_calibration_refuses_a_table_with_markers(tmp_path, capsys):
+    """Its ArUco markers would be read as dice: refused, naming them and what to do, nothing read."""
     frame = tmp_path / "t.png"
     run(capsys, "vision", "render", "--game", "banca-francesa", "--seed", "2", "--out", str(frame))
+    code, out, err = run(capsys, "vision", "read", str(frame), str(frame))
+    assert code == 2 and out == ""
+    assert "t.png: shows the table's calibration markers (ArUco [0, 1, 2, 3])" in err and "--calibration" in err
+
+
+def test_read_without_calibration_reads_an_image_without_markers(tmp_path, capsys):
+    frame = tmp_path / "t.png"
+    run(capsys, "vision", "render", "--game", "banca-francesa", "--seed", "2", "--out", str(frame))
+    image = cv2.imread(str(frame))
+    for corners in detect_markers(image).values():  # the same table with its markers painted over
+        cv2.fillPoly(image, [corners.astype(np.int32)], (40, 90, 40))
+    cv2.imwrite(str(frame), image)
     code, out, _ = run(capsys, "vision", "read", str(frame), str(frame))
     assert code == 0
     assert out.count("t.png: ") == 2
@@ -82,8 +96,9 @@ def test_eval_scores_a_labelled_folder(tmp_path, capsys, dice_photos):
     for n in names:
         shutil.copy(dice_photos / "images" / f"{n}.jpg", tmp_path / "images")
         shutil.copy(dice_photos / "labels" / f"{n}.txt", tmp_path / "labels")
-    code, out, _ = run(capsys, "vision", "eval", "--dataset", str(tmp_path), "--json")
+    code, out, err = run(capsys, "vision", "eval", "--dataset", str(tmp_path), "--json")
     assert code == 0
+    assert [line.split(" (")[0] for line in err.splitlines()] == [f"scored {n}/3 images" for n in (1, 2, 3)]
     doc = json.loads(out)
     s = doc["splits"]["all"]
     assert s["images"] == 3 and s["dice"] > 0

@@ -71,7 +71,7 @@ def test_evidence_draws_every_die_and_the_verdict(tmp_path, craps_rig):
     assert out.shape == empty.shape and not np.array_equal(out, empty)
     assert np.any(out[288:313, 386:390] != empty[288:313, 386:390])  # the outline of die 1
     path = write_evidence(tmp_path / "rounds", "round-17.jpg", out)
-    assert path.name == "round-17.png" and path.is_file()
+    assert path.name == "round-17.jpg" and path.is_file()
 
 
 def test_evidence_folder_that_cannot_be_made_is_a_clear_error(tmp_path, craps_rig):

@@ -1,4 +1,4 @@
-"""The journal: atomic transactions, the checksum chain, and corruption detected at start-up."""
+"""The journal file: atomic transactions, epochs and sequence stamps, the chain, damage found at open."""
 
 from __future__ import annotations
 
@@ -33,25 +33,44 @@ def test_records_and_messages_commit_together_or_not_at_all(tmp_path):
             txn.record("settlement", {"round": 1}, round=1)
             txn.publish("t/result", b"{}")
             raise RuntimeError("crash before commit")
-    assert list(journal.records()) == [] and journal.messages() == []
+    assert [r.kind for r in journal.records()] == ["epoch_started"] and journal.messages() == []
     with journal.transaction() as txn:
         txn.record("settlement", {"round": 1}, round=1)
         seq = txn.publish("t/result", EventPayload(table="T1", seq=0, utc="u", kind="k"))
-    assert [r.kind for r in journal.records()] == ["settlement"]
+    assert [r.kind for r in journal.records()] == ["epoch_started", "settlement", "outbox"]
     (message,) = journal.messages()
     assert message.seq == seq == 1
-    assert msgspec.json.decode(message.payload)["seq"] == 1  # the payload carries its outbox seq
+    payload = msgspec.json.decode(message.payload)
+    assert payload["seq"] == 1 and payload["epoch"] == journal.epoch and payload["prev_seq"] == 0
     journal.close()
-    assert Journal.open(tmp_path / "j.sqlite").verify() == 1
+    assert Journal.open(tmp_path / "j.sqlite").verify() == 3
+
+
+def test_epoch_is_random_and_prev_seq_follows_each_topic(tmp_path):
+    journal = Journal.open(tmp_path / "j.sqlite")
+    assert len(journal.epoch) == 32 and journal.epoch != Journal.open(tmp_path / "k.sqlite").epoch
+    topics = ["t/result", "t/events", "t/events", "t/state", "t/result", "t/events"]
+    with journal.transaction() as txn:
+        for topic in topics[:3]:
+            txn.publish(topic, EventPayload(table="T1", seq=0, utc="u"))
+    journal.close()
+    journal = Journal.open(tmp_path / "j.sqlite")  # the topic heads come back from the file
+    with journal.transaction() as txn:
+        for topic in topics[3:]:
+            txn.publish(topic, EventPayload(table="T1", seq=0, utc="u"))
+    got = [(m.topic, msgspec.json.decode(m.payload)["seq"], msgspec.json.decode(m.payload)["prev_seq"])
+           for m in journal.messages()]
+    assert got == [("t/result", 1, 0), ("t/events", 2, 0), ("t/events", 3, 2), ("t/state", 4, 0),
+                   ("t/result", 5, 1), ("t/events", 6, 3)]
 
 
 def test_sequences_continue_after_reopen(tmp_path):
     fill(tmp_path / "j.sqlite", 3)
     journal = Journal.open(tmp_path / "j.sqlite")
     with journal.transaction() as txn:
-        assert txn.record("x", {}) == 4
+        assert txn.record("x", {}) == 8  # epoch_started, then per fill: bet_accepted + outbox
         assert txn.publish("t", b"{}") == 4
-    assert journal.verify() == 4
+    assert journal.verify() == 9
 
 
 def corrupt(path, sql, *args):
@@ -65,7 +84,7 @@ def corrupt(path, sql, *args):
     ("UPDATE records SET body = CAST('{\"ticket\":\"t3\",\"stake\":999900}' AS BLOB) WHERE seq = 4",
      "record 4 .* fails its checksum"),
     ("DELETE FROM records WHERE seq = 7", "record 7 is missing"),
-    ("DELETE FROM records WHERE seq = 20", "records were removed"),
+    ("DELETE FROM records WHERE seq = 41", "chain ends at record 40 .* records were removed"),
     ("UPDATE records SET round = 9 WHERE seq = 2", "record 2 .* fails its checksum"),
     ("UPDATE outbox SET payload = CAST('{}' AS BLOB) WHERE seq = 5", "outbox message 5 .* fails its checksum"),
 ])
@@ -102,6 +121,36 @@ def test_keyed_chain_refuses_a_rebuilt_chain(tmp_path):
     """With a key, someone who edits a record and recomputes plain SHA-256 hashes is still caught."""
     path = tmp_path / "j.sqlite"
     fill(path, 5, key=b"secret")
-    assert Journal.open(path, key=b"secret").verify() == 5
-    with pytest.raises(JournalCorrupt, match="record 1"):
-        Journal.open(path)  # the wrong (no) key
+    assert Journal.open(path, key=b"secret").verify() == 11
+    with pytest.raises(JournalCorrupt, match="written with a key"):
+        Journal.open(path)  # no key
+
+
+def test_every_published_state_is_a_point_on_the_chain(tmp_path):
+    """`state.journal` names a record and its hash: each one the table published is an anchor its journal holds."""
+    from .rig import played_journal
+
+    journal = played_journal(tmp_path / "j.sqlite", 4).journal
+    states = [msgspec.json.decode(m.payload) for m in journal.messages() if m.topic.endswith("/state")]
+    assert len(states) > 10
+    for state in states:
+        point = state["journal"]
+        assert journal.record_hash(point["records"]).hex() == point["head"] and state["epoch"] == journal.epoch
+
+
+def test_open_without_create_never_makes_a_journal(tmp_path):
+    from firmware_host.journal import JournalMissing
+
+    with pytest.raises(JournalMissing):
+        Journal.open(tmp_path / "absent.sqlite", create=False)
+    assert not (tmp_path / "absent.sqlite").exists()
+
+
+def test_a_sent_mark_is_written_once(tmp_path):
+    journal = Journal.open(tmp_path / "j.sqlite")
+    with journal.transaction() as txn:
+        txn.publish("t/a", b"{}")
+    journal.mark_sent([1])
+    first = journal.messages()[0].sent_utc
+    journal.mark_sent([1])  # a duplicate PUBACK after a re-send does not move it
+    assert journal.messages()[0].sent_utc == first and journal.verify() == 2  # epoch_started, outbox
