@@ -91,6 +91,8 @@ def describe_fields(fields: dict[str, Any]) -> str:
         return "-".join(map(str, fields["faces"]))
     if fields.get("number") is not None:
         return f"number {fields['number']}"
+    if dealer := fields.get("outcome", {}).get("dealer"):  # blackjack
+        return f"dealer {dealer['total']}{' bust' if dealer['bust'] else ''}"
     return str(fields.get("outcome", {}).get("winner", "?"))
 
 
