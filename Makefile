@@ -76,7 +76,7 @@ apt-test:
 
 # A simulated table end to end (tablehw run --simulate: devices, dealer, betting terminals over MQTT),
 # one line per round and a summary. A loopback Mosquitto is started for the run if none answers on
-# MQTT_PORT. GAME=craps|cussec|roulette|baccarat|banca_francesa, ROUNDS=N stops after N rounds.
+# MQTT_PORT. GAME=craps|cussec|roulette|baccarat|banca_francesa|blackjack|chemin_de_fer, ROUNDS=N stops after N rounds.
 MQTT_PORT ?= 1883
 PORT_OPEN = $(PY) -c "import socket; socket.create_connection(('127.0.0.1', $(MQTT_PORT)), 1)" 2>/dev/null
 run: $(VENV)/.stamp-production apt-run
@@ -95,7 +95,7 @@ test: $(VENV)/.stamp-test apt-test
 	$(PY) -m pytest
 
 # The reference result board (firmware_host/board/) in a browser, against a simulated table on a
-# loopback Mosquitto with a websockets listener: GAME=craps|cussec|banca_francesa|roulette|baccarat.
+# loopback Mosquitto with a websockets listener: GAME=craps|cussec|banca_francesa|roulette|baccarat|blackjack|chemin_de_fer.
 board: $(VENV)/.stamp-production apt-run
 	$(PY) -m firmware_host.boards.serve --game $(GAME)
 
