@@ -8,7 +8,7 @@
   function describe(coup) {
     if (coup.bust) return { key: "bj.bust", cls: "bust" };
     if (coup.blackjack) return { key: "bj.blackjack", cls: "blackjack" };
-    return { key: "bj.stands", cls: "stands", vars: { n: coup.total } };
+    return null;  // the dealer stands: his total says it
   }
 
   function hand(cards) {
@@ -26,7 +26,7 @@
       main.appendChild(hand(last.dealer));
       main.appendChild(D.el("div", "hero-total", last.total));
       const what = describe(last);
-      main.appendChild(D.tagged("div", `hero-tag ${what.cls}`, what.key, what.vars));
+      if (what) main.appendChild(D.tagged("div", `hero-tag ${what.cls}`, what.key));
     } else {
       main.appendChild(D.tagged("div", "hero-empty", "place_bets"));
     }
@@ -47,7 +47,7 @@
       row.appendChild(hand(coup.dealer));
       row.appendChild(D.el("div", "total", coup.total));
       const what = describe(coup);
-      row.appendChild(D.tagged("div", `tag ${what.cls}`, what.key, what.vars));
+      if (what) row.appendChild(D.tagged("div", `tag ${what.cls}`, what.key));
       list.appendChild(row);
     });
     panel.appendChild(list);
