@@ -53,10 +53,18 @@ class EvidenceStore:
 
     def save_frame(self, game: str, round_no: int, attempt: int, image: Any) -> Evidence | None:
         """An annotated frame (BGR array) as `<game>-<round>-<attempt>.jpg`, stamped (vision/evidence.py)."""
+        return self.save_encoded(game, round_no, attempt, self.encode_frame(game, round_no, attempt, image))
+
+    def encode_frame(self, game: str, round_no: int, attempt: int, image: Any) -> bytes:
+        """The stamped JPEG `save_frame` writes, encoded now (stamped with the time now) to be saved later."""
         from vision.evidence import EvidenceStamp, encode_evidence
 
         stamp = EvidenceStamp(self.table or game, round_no, attempt, self.clock.utc())
-        return self.save(f"{game}-{round_no:08d}-{attempt}.jpg", encode_evidence(image, stamp))
+        return encode_evidence(image, stamp)
+
+    def save_encoded(self, game: str, round_no: int, attempt: int, jpeg: bytes) -> Evidence | None:
+        """A frame from `encode_frame`, saved under the name `save_frame` gives it."""
+        return self.save(f"{game}-{round_no:08d}-{attempt}.jpg", jpeg)
 
     def prune(self, now: float | None = None) -> int:
         """Delete evidence older than the retention period; returns how many files went."""

@@ -25,7 +25,7 @@ import os
 import secrets
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import msgspec
 
@@ -114,12 +114,13 @@ class TableService:
 
     def __init__(self, config: TableConfig, source: str, *, mqtt_url: str | None = None, simulate: bool = False,
                  rounds: int | None = None, observer: RoundObserver | None = None, seed: int | None = None,
-                 environ: dict[str, str] | None = None) -> None:
+                 environ: dict[str, str] | None = None, capture_factory: Callable | None = None) -> None:
         if config.table is None:
             raise ConfigError(f"{source}: no [table] section: `tablehw run` needs at least [table] id")
         self.config, self.source = config, source
         self.simulate, self.rounds, self.observer = simulate, rounds, observer
         self.environ = dict(os.environ if environ is None else environ)
+        self.capture_factory = capture_factory  # the camera's VideoCapture (injected: a stand-in in tests)
         self.sim = config.simulation or SimulationSection()
         if simulate:  # without a seed (option or config) every run plays differently; the seed is logged
             seed = self.sim.seed if seed is None else seed
@@ -303,7 +304,8 @@ class TableService:
                                   "(docs/devices.md) or run with --simulate")
             from .hardware import HardwareTable
             return HardwareTable(self.config.devices, game_name(self.config), evidence,
-                                 calibration=self.config.table.camera_calibration), None
+                                 calibration=self.config.table.camera_calibration,
+                                 capture_factory=self.capture_factory), None
         from .simulation.wiring import simulated_devices
         log.info("table %s: simulation seed %d (replay with --seed %d)", self.table_id, self.sim.seed, self.sim.seed)
         return simulated_devices(self.config, self.source, self.sim, evidence, self.link_settings.url, self.topics)

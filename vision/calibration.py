@@ -8,7 +8,7 @@ drawn on the calibration image as an annotated PNG for a person to check at a gl
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -19,27 +19,9 @@ from .camera_model import PinholeCamera
 from .camera_pose import camera_from_homography
 from .errors import CalibrationError
 from .layouts import ARUCO_DICTIONARY, Layout
+from .markers import detect_markers, marker_corners_mm, recover
 
 VERSION = 1
-
-
-def marker_corners_mm(layout: Layout, marker: int) -> np.ndarray:
-    """The four corners (mm) of a marker, in ArUco order: top-left, top-right, bottom-right, bottom-left."""
-    cx, cy = layout.markers[marker]
-    s = layout.marker_mm / 2.0
-    return np.array([(cx - s, cy - s), (cx + s, cy - s), (cx + s, cy + s), (cx - s, cy + s)], np.float64)
-
-
-def detect_markers(image: np.ndarray) -> dict[int, np.ndarray]:
-    """ArUco markers in a BGR image: id -> 4x2 corner pixels (sub-pixel refined)."""
-    params = cv2.aruco.DetectorParameters()
-    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
-    detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, ARUCO_DICTIONARY)), params)
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-    corners, ids, _ = detector.detectMarkers(gray)
-    if ids is None:
-        return {}
-    return {int(i): c.reshape(4, 2).astype(np.float64) for i, c in zip(ids.ravel(), corners)}
 
 
 @dataclass(frozen=True)
@@ -51,6 +33,8 @@ class Calibration:
     homography: np.ndarray  # 3x3, image pixels -> table mm
     error_mm: float  # RMS distance of the marker corners mapped back onto the table
     camera_height_mm: float | None = None  # measured at installation; enables the 3D pose checks
+    empty_table: Path | None = None  # the installation photo of the empty table (the reader's first model)
+    notes: tuple[str, ...] = ()  # how the markers were found, when not plainly (not saved)
 
     @cached_property
     def camera(self) -> PinholeCamera | None:
@@ -136,10 +120,24 @@ class Calibration:
                           if self.layout.middle else None),
             "walls_px": [np.round(self.points_to_image(s), 2).tolist() for s in self.layout.walls],
             "dome_px": [list(dome[0]), dome[1]] if dome else None,
+            "empty_table": self.empty_table.name if self.empty_table is not None else None,
         }
 
-    def save(self, path: Path | str) -> None:
-        Path(path).write_text(json.dumps(self.as_json(), indent=2) + "\n")
+    def save(self, path: Path | str, empty_table: np.ndarray | None = None) -> "Calibration":
+        """Write the JSON; with `empty_table` (the calibration photo of the empty table) also that frame,
+        as a PNG beside it (`<name>.empty.png`), which the service starts its empty-table model from."""
+        path = Path(path)
+        cal = self
+        if empty_table is not None:
+            if (empty_table.shape[1], empty_table.shape[0]) != tuple(self.image_size):
+                raise CalibrationError(f"empty-table frame is {empty_table.shape[1]}x{empty_table.shape[0]}, "
+                                       f"calibrated for {self.image_size[0]}x{self.image_size[1]}")
+            png = path.with_name(path.stem + ".empty.png")
+            if not cv2.imwrite(str(png), empty_table):
+                raise CalibrationError(f"{png}: cannot write the empty-table frame")
+            cal = replace(self, empty_table=png)
+        path.write_text(json.dumps(cal.as_json(), indent=2) + "\n")
+        return cal
 
     @classmethod
     def load(cls, path: Path | str) -> "Calibration":
@@ -163,18 +161,44 @@ class Calibration:
         height = doc.get("camera_height_mm")
         if height is not None and not (isinstance(height, (int, float)) and 100 <= height <= 10000):
             raise CalibrationError(f"{path}: camera_height_mm must be 100-10000 mm, got {height!r}")
-        return cls(layout, size, hom, float(doc.get("error_mm", 0.0)), None if height is None else float(height))
+        empty = doc.get("empty_table")
+        if empty is not None and not isinstance(empty, str):
+            raise CalibrationError(f"{path}: empty_table must be a file name, got {empty!r}")
+        return cls(layout, size, hom, float(doc.get("error_mm", 0.0)), None if height is None else float(height),
+                   path.parent / empty if empty else None)
+
+    def empty_table_frame(self) -> np.ndarray | None:
+        """The installation photo of the empty table, or None when the calibration has none (made before
+        it was kept). A file that is named but missing or of another size is an error."""
+        if self.empty_table is None:
+            return None
+        frame = cv2.imread(str(self.empty_table), cv2.IMREAD_COLOR)
+        if frame is None:
+            raise CalibrationError(f"{self.empty_table}: empty-table frame missing or unreadable")
+        if (frame.shape[1], frame.shape[0]) != tuple(self.image_size):
+            raise CalibrationError(f"{self.empty_table}: {frame.shape[1]}x{frame.shape[0]}, calibrated for "
+                                   f"{self.image_size[0]}x{self.image_size[1]}")
+        return frame
+
+
+MAX_ERROR_MM = 2.0  # marker corners further off their plane than this: a marker moved, bent or misread
 
 
 def calibrate(image: np.ndarray, layout: Layout, camera_height_mm: float | None = None) -> Calibration:
     """Find the layout's four markers in `image` and compute the homography to table mm.
 
-    `camera_height_mm` (the lens above the felt, measured) lets the reader check poses in 3D.
+    `camera_height_mm` (the lens above the felt, measured) lets the reader check poses in 3D. A marker
+    the detector misses is looked for where the other three put it (vision.markers); the calibration's
+    `notes` say which were found so. Refused, saying why per marker, when a marker is still missing.
     """
-    found = detect_markers(image)
+    found = detect_markers(image, set(layout.markers))
+    recovered, why = recover(image, layout, found)
+    found.update(recovered)
     missing = sorted(set(layout.markers) - set(found))
     if missing:
-        raise CalibrationError(f"markers not found: {missing} (found {sorted(found)}; dictionary {ARUCO_DICTIONARY})")
+        reasons = "; ".join(f"marker {m} {why[m]}" for m in missing)
+        raise CalibrationError(f"markers not found: {missing} (found {sorted(found)}; dictionary {ARUCO_DICTIONARY}): "
+                               f"{reasons}")
     src = np.concatenate([found[m] for m in sorted(layout.markers)])
     dst = np.concatenate([marker_corners_mm(layout, m) for m in sorted(layout.markers)])
     hom, _ = cv2.findHomography(src, dst, 0)
@@ -182,10 +206,14 @@ def calibrate(image: np.ndarray, layout: Layout, camera_height_mm: float | None 
         raise CalibrationError("markers are degenerate: no homography")
     back = cv2.perspectiveTransform(src.reshape(-1, 1, 2), hom).reshape(-1, 2)
     error = float(np.sqrt(np.mean(np.sum((back - dst) ** 2, axis=1))))
+    if error > MAX_ERROR_MM:
+        raise CalibrationError(f"the markers do not lie where the layout says: {error:.1f} mm RMS off (at most "
+                               f"{MAX_ERROR_MM:g}): a marker moved or bent, or the wrong layout")
     h, w = image.shape[:2]
     if camera_height_mm is not None and not 100 <= camera_height_mm <= 10000:
         raise CalibrationError(f"camera height must be 100-10000 mm, got {camera_height_mm}")
-    return Calibration(layout, (w, h), hom, error, camera_height_mm)
+    notes = tuple(f"marker {m} found where the other markers put it (every bit read right)" for m in sorted(recovered))
+    return Calibration(layout, (w, h), hom, error, camera_height_mm, notes=notes)
 
 
 def annotate(image: np.ndarray, cal: Calibration) -> np.ndarray:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -26,9 +27,10 @@ class PinholeCamera:
     position: np.ndarray  # (3,) mm
     tilt: np.ndarray  # (3, 3) rotation applied after looking straight down
 
-    @property
+    @cached_property
     def rotation(self) -> np.ndarray:
         # Straight down: camera x = table x, camera y = table y, camera z (depth) = -table z.
+        # Kept once made: the pose fitter projects thousands of corners per frame through it.
         return self.tilt @ np.diag([1.0, 1.0, -1.0])
 
     @property

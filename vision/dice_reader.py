@@ -18,7 +18,7 @@ from .calibration import Calibration
 from .die_finder import Background, Foreground, find_foreground
 from .errors import ImageError
 from .face_classifier import DEFAULT_WEIGHTS, FaceClassifier
-from .face_crops import crop, crop_matrix
+from .face_crops import CROP_PX, crop, crop_matrix
 from .pose_net import DEFAULT_POSE_WEIGHTS, PoseNet, View
 from .pip_reader import FACE_PX, SPAN, FaceRead, dominant_angle, read_face
 from .pose import CROWDED, PoseContext, assign_poses, settle_touching
@@ -100,6 +100,11 @@ class DiceReader:
         self._region = None
         self._background = None  # the background prepared at work scale, on first use
         self._die_px = calibration.die_px if calibration is not None else None
+
+    def use_background(self, frame: np.ndarray | None) -> None:
+        """Compare frames with this empty-table frame from now on (the service's model, refreshed)."""
+        self._background = None if frame is None else Background.of(frame, self.settings.work_width)
+        self.background = frame
 
     # --- finding ------------------------------------------------------------------------------
     def region(self, frame: np.ndarray) -> np.ndarray | None:
@@ -210,6 +215,8 @@ class DiceReader:
             base = crop(frame, f.x, f.y, f.die)
             turned = [np.rot90(base, k) for k in range(min(n, 4))]
             crops += turned + ([t[:, ::-1] for t in turned] if n == 8 else [])
+        if not crops:  # an empty table: nothing to classify
+            return np.zeros((0, CROP_PX, CROP_PX, 3), np.uint8)
         return np.ascontiguousarray(np.stack(crops))
 
     # --- reading ------------------------------------------------------------------------------

@@ -76,12 +76,13 @@ class Background:
         s = work_scale(w, work_width)
         small = frame if s == 1.0 else cv2.resize(frame, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
         lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
-        return cls(lab, table_edges(lab), (w, h), light_of(lab[..., 0]))
+        lightness = np.ascontiguousarray(lab[..., 0])
+        return cls(lab, lightness_edges(lightness), (w, h), light_of(lightness))
 
 
-def table_edges(lab: np.ndarray) -> np.ndarray:
+def lightness_edges(lightness: np.ndarray) -> np.ndarray:
     kernel = np.ones((3, 3), np.uint8)
-    return cv2.dilate(cv2.morphologyEx(lab[..., 0], cv2.MORPH_GRADIENT, kernel), kernel)
+    return cv2.dilate(cv2.morphologyEx(lightness, cv2.MORPH_GRADIENT, kernel), kernel)
 
 
 def light_of(lightness: np.ndarray) -> np.ndarray:
@@ -91,51 +92,72 @@ def light_of(lightness: np.ndarray) -> np.ndarray:
     return cv2.blur(cv2.resize(lightness, size, interpolation=cv2.INTER_AREA).astype(np.float32), (3, 3))
 
 
-def relit(background: np.ndarray, lab: np.ndarray, background_light: np.ndarray | None = None) -> np.ndarray:
-    """The empty-table background with its lightness scaled to the frame's slowly varying light."""
-    h, w = lab.shape[:2]
-    then = light_of(background[..., 0]) if background_light is None else background_light
-    gain = np.clip(light_of(lab[..., 0]) / np.maximum(then, 1.0), 0.5, 2.0)
+def relit(background: np.ndarray, lightness: np.ndarray, background_light: np.ndarray | None = None) -> np.ndarray:
+    """The empty table's lightness plane scaled to the slowly varying light of the frame's `lightness`."""
+    h, w = lightness.shape[:2]
+    then = light_of(background) if background_light is None else background_light
+    gain = np.clip(light_of(lightness) / np.maximum(then, 1.0), 0.5, 2.0)
     gain = cv2.resize(gain, (w, h), interpolation=cv2.INTER_LINEAR)
-    out = background.copy()
-    out[..., 0] = cv2.multiply(background[..., 0], gain, dtype=cv2.CV_8U)
-    return out
+    return cv2.multiply(background, gain, dtype=cv2.CV_8U)
 
 
 def foreground_score(lab: np.ndarray, background: "np.ndarray | Background | None", relight: bool = True) -> np.ndarray:
     """Per-pixel difference from the table in Lab (uint8); the background is estimated when not given.
 
     `background` is the empty table's Lab image (or a prepared `Background`); `relight` scales its
-    lightness to the frame's light first.
+    lightness to the frame's light first. (Each channel is worked on as a plane of its own: OpenCV is
+    several times slower on the interleaved channels' strided views.)
     """
     kernel = np.ones((3, 3), np.uint8)
     shadows_known = background is not None
     bg_edges = bg_light = None
     if isinstance(background, Background):
         background, bg_edges, bg_light = background.lab, background.edges, background.light
+    lightness, a, b = cv2.split(lab)
     # A white die on a white table differs mostly by its outline and pips: local lightness range.
-    edges = cv2.morphologyEx(lab[..., 0], cv2.MORPH_GRADIENT, kernel)
+    edges = cv2.morphologyEx(lightness, cv2.MORPH_GRADIENT, kernel)
     if background is None:
         h, w = lab.shape[:2]
         small = cv2.resize(lab, (max(8, w // 4), max(8, h // 4)), interpolation=cv2.INTER_AREA)
         k = max(3, (min(small.shape[:2]) // 5) | 1)
         background = cv2.resize(cv2.medianBlur(small, min(k, 31)), (w, h), interpolation=cv2.INTER_LINEAR)
+        then, bg_a, bg_b = cv2.split(background)
     else:
+        then, bg_a, bg_b = cv2.split(background)
         if relight:
-            background = relit(background, lab, bg_light)
+            then = relit(then, lightness, bg_light)
         # Lines, grain and walls of the table have edges of their own: count only new edges.
-        edges = cv2.subtract(edges, bg_edges if bg_edges is not None else table_edges(background))
-    diff = cv2.absdiff(lab, background)
-    chroma = cv2.max(diff[..., 1], diff[..., 2])
-    lightness = diff[..., 0]
+        edges = cv2.subtract(edges, bg_edges if bg_edges is not None else lightness_edges(then))
+    chroma = cv2.max(cv2.absdiff(a, bg_a), cv2.absdiff(b, bg_b))
     if shadows_known:
         # A shadow darkens the known table without changing its colour much: count a darker pixel
         # only when it is much darker than a shadow can make it.
-        darker = cv2.subtract(background[..., 0], lab[..., 0])
-        deep = cv2.subtract(darker, cv2.multiply(background[..., 0], 0.5))
-        lightness = cv2.max(cv2.subtract(lab[..., 0], background[..., 0]), cv2.add(deep, deep))
-    score = cv2.add(lightness, cv2.add(chroma, chroma))
+        darker = cv2.subtract(then, lightness)
+        deep = cv2.subtract(darker, cv2.multiply(then, 0.5))
+        change = cv2.max(cv2.subtract(lightness, then), cv2.add(deep, deep))
+    else:
+        change = cv2.absdiff(lightness, then)
+    score = cv2.add(change, cv2.add(chroma, chroma))
     return cv2.max(score, cv2.add(edges, edges))
+
+
+def components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """cv2.connectedComponentsWithStats (8-connected) of a mostly empty mask, labelled only inside the
+    box holding its pixels (4-6x faster on a table frame; the same labels, stats and centroids: the box
+    starts on even pixels, so the labelling's 2x2 blocks fall as they would on the whole mask)."""
+    h, w = mask.shape
+    x, y, bw, bh = cv2.boundingRect(mask)
+    if bw == 0:
+        return cv2.connectedComponentsWithStats(mask, connectivity=8)
+    x0, y0 = x & ~1, y & ~1
+    n, inner, stats, centroids = cv2.connectedComponentsWithStats(mask[y0:y + bh, x0:x + bw], connectivity=8)
+    labels = np.zeros((h, w), np.int32)
+    labels[y0:y + bh, x0:x + bw] = inner
+    stats[1:, cv2.CC_STAT_LEFT] += x0
+    stats[1:, cv2.CC_STAT_TOP] += y0
+    centroids[1:] += (x0, y0)
+    stats[0] = (0, 0, w, h, w * h - int(stats[1:, cv2.CC_STAT_AREA].sum()))
+    return n, labels, stats, centroids
 
 
 def hysteresis(score: np.ndarray, strong: int, weak: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -146,7 +168,7 @@ def hysteresis(score: np.ndarray, strong: int, weak: int) -> tuple[int, np.ndarr
     """
     weak_mask = cv2.morphologyEx((score > weak).astype(np.uint8), cv2.MORPH_CLOSE,
                                  cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
-    n, labels, stats, centroids = cv2.connectedComponentsWithStats(weak_mask, connectivity=8)
+    n, labels, stats, centroids = components(weak_mask)
     keep = np.zeros(n, bool)
     keep[np.unique(labels[score > strong])] = True
     keep[0] = False

@@ -65,43 +65,55 @@ class SilhouetteFitter:
                  top: np.ndarray | None = None) -> None:
         self.camera = camera
         self.die = die_mm
-        self.seen = silhouette > 0
-        self.seen_area = int(np.count_nonzero(self.seen))
+        self.seen = (silhouette > 0).astype(np.uint8)
+        self.seen_area = cv2.countNonZero(self.seen)
         # No top face told apart (dark dice whose faces are no brighter than their sides): silhouette only.
-        self.top_seen = None if top is None or not top.any() else top > 0
-        self.top_area = 0 if self.top_seen is None else int(np.count_nonzero(self.top_seen))
+        self.top_seen = None if top is None or not top.any() else (top > 0).astype(np.uint8)
+        self.top_area = 0 if self.top_seen is None else cv2.countNonZero(self.top_seen)
         self.origin = np.array(origin, np.float64)
         self.canvas = np.zeros(silhouette.shape, np.uint8)
         self.top_canvas = np.zeros(silhouette.shape, np.uint8)
+        self._scores: dict[tuple[DiePose, ...], float] = {}
+        self._outlines: dict[DiePose, tuple[np.ndarray, np.ndarray]] = {}
+        self._footprints: dict[DiePose, np.ndarray] = {}
 
-    def outline(self, pose: DiePose) -> np.ndarray:
-        px = self.camera.project(pose.corners(self.die)) - self.origin
-        return cv2.convexHull(np.round(px * 4).astype(np.int32))
-
-    def top_outline(self, pose: DiePose) -> np.ndarray:
-        """The top face (the die's own +z face, the most exposed below 45 degrees of tilt)."""
-        px = self.camera.project(pose.corners(self.die)[TOP_CORNERS]) - self.origin
-        return cv2.convexHull(np.round(px * 4).astype(np.int32))
+    def outlines(self, pose: DiePose) -> tuple[np.ndarray, np.ndarray]:
+        """The die's outline (hull of its projected corners) and its top face's (the die's own +z face,
+        the most exposed below 45 degrees of tilt), in 1/4 pixels of the window; one projection for both,
+        kept for the fit (a search moves one die at a time: the others' outlines are asked for again)."""
+        hulls = self._outlines.get(pose)
+        if hulls is None:
+            px = self.camera.project(pose.corners(self.die)) - self.origin
+            quarter = np.round(px * 4).astype(np.int32)
+            hulls = self._outlines[pose] = (cv2.convexHull(quarter), cv2.convexHull(quarter[TOP_CORNERS]))
+        return hulls
 
     def iou(self, poses: tuple[DiePose, ...]) -> float:
         """Intersection over union of the poses' outlines with the silhouette, less a penalty for
-        dice that would have to pass through each other (two dice flat on the felt cannot overlap)."""
-        self.canvas[:] = 0
-        for p in poses:
-            cv2.fillConvexPoly(self.canvas, self.outline(p), 1, cv2.LINE_8, shift=2)
-        model = self.canvas > 0
-        inter = int(np.count_nonzero(model & self.seen))
-        union = self.seen_area + int(np.count_nonzero(model)) - inter
-        score = inter / union if union else 0.0
+        dice that would have to pass through each other (two dice flat on the felt cannot overlap).
+        The searches ask for the same poses again and again: each answer is kept for the fit."""
+        score = self._scores.get(poses)
+        if score is None:
+            score = self._scores[poses] = self._iou(poses)
+        return score
+
+    def _iou(self, poses: tuple[DiePose, ...]) -> float:
+        hulls = [self.outlines(p) for p in poses]
+        score = self.overlap(self.canvas, [outline for outline, _ in hulls], self.seen, self.seen_area)
         if self.top_seen is not None:
-            self.top_canvas[:] = 0
-            for p in poses:
-                cv2.fillConvexPoly(self.top_canvas, self.top_outline(p), 1, cv2.LINE_8, shift=2)
-            tops = self.top_canvas > 0
-            inter = int(np.count_nonzero(tops & self.top_seen))
-            union = self.top_area + int(np.count_nonzero(tops)) - inter
-            score = 0.5 * score + 0.5 * (inter / union if union else 0.0)
+            tops = self.overlap(self.top_canvas, [top for _, top in hulls], self.top_seen, self.top_area)
+            score = 0.5 * score + 0.5 * tops
         return score - 2.0 * self.interpenetration(poses)
+
+    @staticmethod
+    def overlap(canvas: np.ndarray, hulls: list[np.ndarray], seen: np.ndarray, seen_area: int) -> float:
+        """Intersection over union of the filled hulls with `seen` (both 0/1 masks of the window)."""
+        canvas[:] = 0
+        for hull in hulls:
+            cv2.fillConvexPoly(canvas, hull, 1, cv2.LINE_8, shift=2)
+        inter = cv2.countNonZero(cv2.bitwise_and(canvas, seen))
+        union = seen_area + cv2.countNonZero(canvas) - inter
+        return inter / union if union else 0.0
 
     def interpenetration(self, poses: tuple[DiePose, ...]) -> float:
         """Footprint overlap (in die faces) of dice lying flat at the same height."""
@@ -109,17 +121,20 @@ class SilhouetteFitter:
         total = 0.0
         for i, a in enumerate(flat):
             for b in flat[i + 1:]:
-                if a.base != b.base or np.hypot(a.x - b.x, a.y - b.y) >= 1.42 * self.die:
+                if a.base != b.base or math.hypot(a.x - b.x, a.y - b.y) >= 1.42 * self.die:
                     continue
                 area, _ = cv2.intersectConvexConvex(self.footprint(a), self.footprint(b))
                 total += max(0.0, area / self.die ** 2 - 0.03)
         return total
 
     def footprint(self, p: DiePose) -> np.ndarray:
-        h = self.die / 2.0
-        c, s = math.cos(p.yaw), math.sin(p.yaw)
-        pts = [(p.x + c * u - s * v, p.y + s * u + c * v) for u, v in ((-h, -h), (h, -h), (h, h), (-h, h))]
-        return np.array(pts, np.float32)
+        square = self._footprints.get(p)
+        if square is None:
+            h = self.die / 2.0
+            c, s = math.cos(p.yaw), math.sin(p.yaw)
+            pts = [(p.x + c * u - s * v, p.y + s * u + c * v) for u, v in ((-h, -h), (h, -h), (h, h), (-h, h))]
+            square = self._footprints[p] = np.array(pts, np.float32)
+        return square
 
     def refine(self, poses: list[DiePose], i: int, step_mm: float, step_yaw: float, rounds: int = 2) -> float:
         """Coordinate search of die i's position and yaw, the others fixed; returns the best IoU."""

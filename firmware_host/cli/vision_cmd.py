@@ -37,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("images", nargs="+", type=Path, metavar="IMAGE")
     r.add_argument("--calibration", type=Path, help="calibration JSON from `tablehw vision calibrate`")
     r.add_argument("--game", choices=GAMES, help="judge each throw by this game's rules")
-    r.add_argument("--background", type=Path, help="a frame of the empty table (fixed camera)")
+    r.add_argument("--background", type=Path, help="a frame of the empty table (fixed camera; default: the calibration's own)")
     r.add_argument("--classical", action="store_true", help="use the classical pip reader only (no DNN)")
     r.add_argument("--json", action="store_true", help="one JSON object per image, one per line")
     r.add_argument("--evidence", type=Path, metavar="DIR", help="write an annotated PNG per image here")
@@ -95,7 +95,7 @@ def run_read(args: argparse.Namespace) -> int:
     if cal is None:
         for path in args.images:  # all of them before any reading: nothing half done
             refuse_markers_without_calibration(path, load_image(path))
-    background = load_image(args.background) if args.background else None
+    background = load_image(args.background) if args.background else (cal.empty_table_frame() if cal else None)
     reader = DiceReader(cal, classifier=None if args.classical else "default", background=background)
     rules = rules_for(args.game) if args.game else ANY_GAME
     for path in args.images:
@@ -175,11 +175,14 @@ def run_calibrate(args: argparse.Namespace) -> int:
         layout = layout_for(args.game)
     frame = load_image(args.image)
     cal = calibrate(frame, layout, args.camera_height)
-    cal.save(args.out)
+    cal = cal.save(args.out, empty_table=frame)  # the photo is of the empty table: the reader's first model
     png = args.png or args.out.with_suffix(".png")
     if not cv2.imwrite(str(png), annotate_calibration(frame, cal)):
         raise VisionError(f"{png}: cannot write the annotated image")
-    print(f"{args.out}: {layout.name}, marker error {cal.error_mm:.2f} mm, die {cal.die_px:.1f} px; checked image {png}")
+    print(f"{args.out}: {layout.name}, marker error {cal.error_mm:.2f} mm, die {cal.die_px:.1f} px; checked image {png}; "
+          f"empty table {cal.empty_table}")
+    for note in cal.notes:
+        print(f"  {note}")
     return 0
 
 

@@ -1,10 +1,13 @@
 """Benchmarks of the table service (printed; no timed assertions):
 
-1. dice at rest -> result received by a subscriber on a real Mosquitto (target <= 50 ms here);
+1. dice at rest -> result received by a subscriber on a real Mosquitto (target <= 50 ms here), with the
+   simulated camera: the engine, journal, outbox and MQTT share (the camera's own share is in 5.);
 2. rounds per second with 1,000 open bets per round, end to end over MQTT and in the engine alone;
 3. journal write cost per round (commits, bytes, time in commits);
 4. the service's resident memory over 1,000 simulated rounds (target <= 200 MB, not growing), and
-   the start-up journal check that follows.
+   the start-up journal check that follows;
+5. rendered throws replayed at 30 fps through the service on its devices: last motion -> result at the
+   subscriber (target <= 450 ms), the frame completing the rest -> result, the reads on the service's path.
 """
 
 from __future__ import annotations
@@ -46,8 +49,10 @@ def test_dice_at_rest_to_result_received(tmp_path, monkeypatch):
 
         monkeypatch.setattr(sim_table.SimulatedTable, "seen", probe)
         listener = Listener(broker.url, ["tablehw/tables/sim-craps/result"])
+        # The simulated camera reports the dice at rest with random faces: this measures the service's share
+        # (engine, journal, outbox, MQTT); the camera's own share is measured on the replay below.
         config = table_config(tmp_path, "craps", broker.url, action_seconds=0.05, betting_seconds=0.05,
-                              bets_per_round=20, void_rate=0.0)
+                              bets_per_round=20, void_rate=0.0, camera="random")
         run_in_process(config, 60)
         assert listener.wait_for(lambda m: len(m) >= 60, 20)
         latencies = []
@@ -57,6 +62,7 @@ def test_dice_at_rest_to_result_received(tmp_path, monkeypatch):
             if key in at_rest:
                 latencies.append((message.monotonic - at_rest[key]) * 1000)
         latencies.sort()
+        assert len(latencies) >= 60, f"only {len(latencies)} of 60 throws timed"
         print(f"\n[service] dice at rest -> result received by a subscriber, {len(latencies)} throws: "
               f"median {statistics.median(latencies):.1f} ms, p95 {latencies[int(0.95 * len(latencies))]:.1f} ms, "
               f"max {latencies[-1]:.1f} ms (target <= 50 ms; excludes the camera's own frames)")
@@ -177,45 +183,64 @@ def test_memory_over_1000_rounds(tmp_path):
         broker.kill()
 
 
-def test_camera_at_rest_to_reading_with_vision(tmp_path):
-    """The camera's share on the real path: a 30 fps replay of a resting throw through vision's
-    ThrowWatcher (at-rest window, several agreeing reads, judgement) up to the engine input."""
-    import cv2
-    import msgspec
+REPLAY_SEEDS = (1001, 1002, 1003, 1004)  # rendered craps rigs: never used while building or tuning anything
+REPLAY_KINDS = ("valid", "touching", "valid", "valid", "touching")
+
+
+def test_throw_replay_last_motion_to_result_received(tmp_path):
+    """The camera's part on the real path: rendered throws at 30 fps (the dice roll in, bounce off the far wall,
+    settle) from a camera stand-in into TableService on its devices (HardwareTable, DiceCamera, ThrowWatcher,
+    DiceReader as the service builds them), a real Mosquitto, a subscriber on the result topic."""
+    import os
+
     import numpy as np
 
-    from drivers.settings import DevicesSection
-    from firmware_host.evidence import EvidenceStore
-    from firmware_host.hardware import HardwareTable
-    from firmware_host.rounds.inputs import DiceSeen as Seen
-    from vision import synthetic, synthetic_scenes
-    from vision.calibration import calibrate
-    from vision.layouts import layout_for
+    from tests.service.throw_replay import rendered_replay, replay_through_service
 
-    rng = np.random.default_rng(11)
-    rig = synthetic_scenes.random_rig("craps", rng)
-    image, _ = synthetic.render(rig.scene(synthetic_scenes.random_scene(rig, "valid", rng), rng, clean=True), rng)
-    (tmp_path / "frames").mkdir()
-    cv2.imwrite(str(tmp_path / "frames" / "throw.png"), image)
-    calibrate(image, layout_for("craps")).save(tmp_path / "cal.json")
-    section = msgspec.convert({"camera": {"kind": "replay", "path": str(tmp_path / "frames"), "fps": 30,
-                                          "loop": True}}, DevicesSection)
-    table = HardwareTable(section, "craps", EvidenceStore(tmp_path / "storage", 7), calibration=str(tmp_path / "cal.json"))
-    got: list = []
-    done = threading.Event()
-    table.start(lambda item: isinstance(item, Seen) and (got.append(time.monotonic()), done.set()))
+    broker = MosquittoBroker(tmp_path / "broker").start()
+    load = os.getloadavg()
     try:
-        table.handshake(5.0)
-        times = []
-        for attempt in range(1, 4):
-            done.clear()
-            start = time.monotonic()
-            table.read_dice(1, attempt)
-            assert done.wait(30)
-            times.append((got[-1] - start) * 1000)
-        window = table.watcher.detector.window
-        print(f"\n[service] camera at 30 fps -> vision at rest ({window} still frames) + {table.watcher.reads} agreeing "
-              f"reads -> engine input: {statistics.median(times):.0f} ms median of {len(times)} "
-              "(the camera's share; it dominates the 50 ms target)")
+        thrown, last_motion, at_rest, reads, missed, delivered, ahead = [], [], [], [], 0, 0, 0
+        to_engine, engine_on = [], []  # the rest's last frame -> DiceSeen on the engine's inbox -> subscriber
+        for seed in REPLAY_SEEDS:
+            folder = tmp_path / f"rig-{seed}"
+            folder.mkdir()
+            replay = rendered_replay(folder, seed, len(REPLAY_KINDS), REPLAY_KINDS)
+            done, service, camera = replay_through_service(folder, broker.url, replay)
+            assert len(done) >= len(REPLAY_KINDS), f"seed {seed}: {len(done)} results for {len(REPLAY_KINDS)} throws"
+            received = {(t.result["round"], t.result["attempt"]): t.received for t in done}
+            dice_camera = service.engine.devices.camera
+            at_rest += [(received[(t.round_no, t.attempt)] - t.rest_frame) * 1000 for t in dice_camera.timings
+                        if (t.round_no, t.attempt) in received]
+            to_engine += [(t.sent - t.rest_frame) * 1000 for t in dice_camera.timings
+                          if (t.round_no, t.attempt) in received]
+            engine_on += [(received[(t.round_no, t.attempt)] - t.sent) * 1000 for t in dice_camera.timings
+                          if (t.round_no, t.attempt) in received]
+            reads += list(dice_camera.read_ms)
+            ahead += sum(t.evidence_ahead for t in dice_camera.timings)
+            last_motion += [t.latency_ms for t in done]
+            thrown += done
+            missed, delivered = missed + camera.missed, delivered + camera.delivered
     finally:
-        table.stop()
+        broker.kill()
+    valid = [t for t in thrown if not t.result["void"]]
+    right = sum(tuple(sorted(t.result["faces"])) == t.truth for t in valid)
+    wrong = len(valid) - right
+
+    def row(values: list[float]) -> str:
+        v = np.array(values)
+        return f"median {np.median(v):.0f} ms, p95 {np.percentile(v, 95):.0f} ms, max {v.max():.0f} ms ({len(v)})"
+
+    print(f"\n[service] throw replay, 30 fps, craps rigs {REPLAY_SEEDS} x {REPLAY_KINDS} (never tuned on), "
+          f"load average {load[0]:.1f} at start (2 cores):")
+    print(f"[service] last moving frame -> result at the subscriber: {row(last_motion)} (target <= 450 ms; "
+          f"the dice must lie still 0.3 s, 9 frames, first)")
+    print(f"[service] frame completing the rest -> result at the subscriber: {row(at_rest)}")
+    print(f"[service]   of which the camera's part (last read, judging, evidence saved): {row(to_engine)}; "
+          f"the engine's (journal, settlement, MQTT): {row(engine_on)}")
+    print(f"[service] reads in the vision worker (wall, service threads): {row(reads)}")
+    print(f"[service] results: {len(thrown)} ({len(valid)} valid: {right} as rendered, {wrong} wrong; "
+          f"{len(thrown) - len(valid)} void: {sorted(t.result['reason'] for t in thrown if t.result['void'])}); "
+          f"frames missed by the frame loop: {missed} of {delivered + missed}; evidence encoded ahead "
+          f"(the last reading agreed): {ahead} of {len(at_rest)}")
+    assert len(last_motion) >= len(REPLAY_SEEDS) * len(REPLAY_KINDS) and min(last_motion) > 0 and reads

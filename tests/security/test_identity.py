@@ -242,7 +242,7 @@ def test_flood_from_one_terminal_is_rate_limited_and_others_are_served(site, t7,
     refused = [a for a in answers if a["reason"] == "rate_limited"]
     admitted = len(accepted) + len(late)  # decoded and judged: within the bucket (burst 40, 20/s)
     assert accepted and refused and admitted <= 40 + 20 * elapsed, (len(accepted), len(late), elapsed)
-    assert len(answers) < len(flood) // 2  # most of the flood was only counted: answers cost
+    assert len(refused) <= elapsed + 2  # the rest was only counted: a refusal is answered at most once a second
     assert all(a["ticket"] == "" and "slow down" in a["message"] for a in refused)
     settled = table.settled_tickets()
     assert all(settled[t] == 1 for t in accepted | {f"own-g{i}" for i in range(5)})

@@ -6,9 +6,7 @@ from __future__ import annotations
 import threading
 import time
 
-import cv2
 import msgspec
-import numpy as np
 import pytest
 from gpiozero.pins.mock import MockFactory
 
@@ -28,6 +26,8 @@ from firmware_host.rounds.setup import engine_settings, family_factory
 from vision.throw_judge import VoidReason
 
 from .engine_harness import ROOT, records, sent
+from .throw_replay import rendered_replay
+from .throwing_camera import ThrowingCamera
 
 PINS = {"no_more_bets": 5, "confirm": 6, "void": 13, "new_shooter": 19, "supervisor_key": 26}
 
@@ -53,32 +53,22 @@ def test_driver_events_become_engine_inputs():
 
 @pytest.fixture
 def rendered_throw(tmp_path):
-    """One resting craps throw rendered by vision's synthetic table, as the camera's only frame."""
-    from vision import synthetic, synthetic_scenes
-
-    rng = np.random.default_rng(11)
-    rig = synthetic_scenes.random_rig("craps", rng)
-    image, truth = synthetic.render(rig.scene(synthetic_scenes.random_scene(rig, "valid", rng), rng, clean=True), rng)
-    folder = tmp_path / "frames"
-    folder.mkdir()
-    cv2.imwrite(str(folder / "throw.png"), image)
-    from vision.calibration import calibrate
-    from vision.layouts import layout_for
-
-    calibration = tmp_path / "calibration.json"  # what `tablehw vision calibrate` gives the table
-    calibrate(image, layout_for("craps")).save(calibration)
-    return folder, sorted(d.value for d in truth), calibration
+    """A craps throw rendered by vision (the dice roll in, bounce off the wall, rest), the camera stand-in
+    that will show it, and the calibration made on the empty table (kept beside it, as installed)."""
+    replay = rendered_replay(tmp_path, seed=11, throws=1)
+    return ThrowingCamera(replay.empty), replay.throws[0], replay.calibration
 
 
 def test_craps_round_on_console_camera_and_vision(tmp_path, rendered_throw):
-    folder, faces, calibration = rendered_throw
+    camera, throw, calibration = rendered_throw
+    faces = sorted(d.top_value for d in throw.rest)
     source = str(ROOT / "config" / "sim-craps.toml")
     config = load_config(source)
-    section = msgspec.convert({"console": PINS, "camera": {"kind": "replay", "path": str(folder), "fps": 60,
-                                                          "loop": True}}, DevicesSection)
+    section = msgspec.convert({"console": PINS, "camera": {"kind": "v4l2", "device": "stand-in"}}, DevicesSection)
     factory = MockFactory()
     evidence = EvidenceStore(tmp_path / "storage", 7)
-    table = HardwareTable(section, "craps", evidence, pin_factory=factory, calibration=str(calibration))
+    table = HardwareTable(section, "craps", evidence, pin_factory=factory, calibration=str(calibration),
+                          capture_factory=camera)
     journal = Journal.open(tmp_path / "storage" / "journal.sqlite")
     engine = RoundEngine(engine_settings(config), journal, Topics("tablehw", config.table.id),
                          family_factory(config, source), table)
@@ -93,6 +83,10 @@ def test_craps_round_on_console_camera_and_vision(tmp_path, rendered_throw):
         pin.drive_low()
         time.sleep(0.1)
         pin.drive_high()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and engine.phase.value != "throwing":
+            time.sleep(0.01)
+        camera.throw(throw)  # the shooter throws
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not list(engine.journal.records(kind="result")):
             time.sleep(0.1)

@@ -42,7 +42,7 @@ def test_missing_markers_are_named(craps_rig):
     _, empty, _ = craps_rig
     covered = empty.copy()
     covered[: empty.shape[0] // 2, : empty.shape[1] // 2] = 40  # hide the top-left marker
-    with pytest.raises(CalibrationError, match=r"markers not found: \[0\]"):
+    with pytest.raises(CalibrationError, match=r"markers not found: \[0\].*marker 0 expected at .*grey levels"):
         calibrate(covered, layout_for("craps"))
 
 
@@ -57,6 +57,21 @@ def test_saved_calibration_loads_the_same(tmp_path, craps_rig):
     assert np.allclose(back.homography, cal.homography)
     assert back.to_table(640, 360) == pytest.approx(cal.to_table(640, 360))
     assert back.camera_height_mm == cal.camera_height_mm
+
+
+def test_the_empty_table_is_kept_beside_the_calibration(tmp_path, craps_rig):
+    _, empty, cal = craps_rig
+    saved = cal.save(tmp_path / "cam.json", empty_table=empty)
+    assert saved.empty_table == tmp_path / "cam.empty.png"
+    back = Calibration.load(tmp_path / "cam.json")
+    assert back.empty_table == saved.empty_table
+    assert np.array_equal(back.empty_table_frame(), empty)  # PNG: lossless
+    with pytest.raises(CalibrationError, match="empty-table frame is 640x360"):
+        cal.save(tmp_path / "small.json", empty_table=cv2.resize(empty, (640, 360)))
+    (tmp_path / "cam.empty.png").unlink()
+    with pytest.raises(CalibrationError, match="missing or unreadable"):
+        back.empty_table_frame()
+    assert not (tmp_path / "small.json").exists()  # refused before anything was written
 
 
 @pytest.mark.parametrize("text, message", [

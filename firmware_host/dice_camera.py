@@ -1,0 +1,260 @@
+"""The dice camera of a table: a frame loop that never waits, and a vision worker that reads and judges.
+
+Two threads, one queue. The **camera** thread takes every frame (30 fps) and does only the cheap part
+of vision (`ThrowWatcher.observe`: motion, the throw's track, which frames to read) plus, while bets
+are open, the at-rest test that picks still frames for the empty-table model; it hands frames to the
+worker and never blocks on it. The **vision** worker reads the frames it is given (`DiceReader`
+against the empty-table model), collects the agreeing readings, judges the throw, encodes the
+evidence and puts the `DiceSeen` on the engine's inbox — the engine thread stays the one owner of
+game state. The evidence is drawn and encoded ahead, while the last frame of the rest is still to
+come: on the frame before it, with the outcome the readings so far give (`ThrowWatcher.foresee`);
+when the last reading agrees, that image is the evidence, else the last frame is drawn and encoded.
+Between throws the worker checks the frames offered for the model (`EmptyTable.offer`).
+
+A read is declined (void `uncertain`, the dealer throws again or enters the result) when the model is
+missing or no longer fits the table: the slow read without a model is never used here.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from drivers.errors import DeviceError
+
+from .evidence import EvidenceStore
+from .rounds.inputs import DeviceHealthChanged, DiceSeen
+
+log = logging.getLogger(__name__)
+
+VISION_GAMES = {"craps": "craps", "banca_francesa": "banca-francesa", "cussec": "cussec"}
+THROWN = {"craps", "banca_francesa"}  # the dice are thrown: a rest counts only after motion
+REST_SECONDS = 0.3  # the dice must lie still this long (9 frames at 30 fps); 3 reads spread over it
+READS = 3
+OFFER_EVERY_S = 0.5  # while bets are open, a still frame is offered to the empty-table model this often
+
+
+@dataclass(frozen=True, slots=True)
+class Throw:
+    """The throw being watched: the engine's round and attempt, and which arming of the camera."""
+
+    round_no: int
+    attempt: int
+    arming: int
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """When the camera saw the frame that completed a rest, and when its result left for the engine."""
+
+    round_no: int
+    attempt: int
+    rest_frame: float  # monotonic time of capture of the frame completing the at-rest window
+    sent: float  # monotonic time the DiceSeen was put on the engine's inbox
+    read_ms: float  # time the worker spent reading the last requested frame
+    evidence_ahead: bool  # the evidence was encoded before the last frame came (it agreed)
+
+
+def warm_up(reader) -> None:
+    """Run each network once: its first forward allocates, and would otherwise land on the first throw."""
+    from vision.face_crops import CROP_PX
+    from vision.pose_net import POSE_PX
+
+    if reader.classifier is not None:
+        reader.classifier.classify(np.zeros((1, CROP_PX, CROP_PX, 3), np.uint8))
+    if reader.pose_net is not None:
+        reader.pose_net.net.setInput(np.zeros((1, 4, POSE_PX, POSE_PX), np.float32))  # 3 colours + view tangent
+        reader.pose_net.net.forward()
+
+
+def vision_for(game: str, calibration, *, fps: float):
+    """The reader, watcher and empty-table model a dice table of `game` uses, built from its calibration."""
+    from vision.at_rest import AtRestDetector
+    from vision.dice_reader import DiceReader
+    from vision.empty_table import EmptyTable
+    from vision.throw_judge import rules_for
+    from vision.throw_watch import ThrowWatcher
+
+    empty = calibration.empty_table_frame()
+    reader = DiceReader(calibration, background=empty)
+    region = calibration.search_mask(*calibration.image_size, 0.25)  # motion and changes count on the table only
+    window = max(1, round(REST_SECONDS * fps))
+    watcher = ThrowWatcher(reader, rules_for(VISION_GAMES[game]), detector=AtRestDetector(window, region=region),
+                           reads=READS, needs_motion=game in THROWN)
+    return watcher, EmptyTable(empty, region=region), AtRestDetector(window, region=region)
+
+
+class DiceCamera:
+    """The camera thread and the vision worker of one dice table."""
+
+    def __init__(self, game: str, evidence: EvidenceStore, calibration, *, fps: float = 30.0) -> None:
+        self.game = game
+        self.evidence = evidence
+        self.watcher, self.empty_table, self.idle = vision_for(game, calibration, fps=fps)
+        self.reader = self.watcher.reader
+        self.sink: Callable[[Any], None] = lambda item: None
+        self.frames: Callable[[], Any] = lambda: None
+        self.timings: deque[Timing] = deque(maxlen=1000)
+        self.read_ms: deque[float] = deque(maxlen=1000)  # every read the worker made (wall time)
+        self.frames_taken = 0
+        self._jobs: queue.Queue = queue.Queue()
+        self._lock = threading.Lock()  # the watcher's two halves and the arming
+        self._throw: Throw | None = None
+        self._armings = 0
+        self._clear = False
+        self._clear_changes = 0
+        self._idle_seen = 0
+        self._offered = 0.0
+        self._ahead: tuple[Throw, int, Any, bytes] | None = None  # the vision worker's evidence encoded ahead
+        self._running = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    def start(self, frames: Callable[[], Any], sink: Callable[[Any], None]) -> None:
+        """`frames()` gives the camera (a FrameSource) or None while it is not there."""
+        self.frames, self.sink = frames, sink
+        if self.empty_table.frame is None:
+            log.error("camera: the calibration has no empty-table frame; reads are declined until a model is "
+                      "learned while bets are open (run `tablehw vision calibrate` on the empty table)")
+        self._running.set()
+        self._threads = [threading.Thread(target=self._camera_loop, name="camera", daemon=True),
+                         threading.Thread(target=self._vision_loop, name="vision", daemon=True)]
+        for t in self._threads:
+            t.start()
+
+    def stop(self) -> None:
+        self._running.clear()
+        for t in self._threads:
+            t.join(5)
+
+    def arm(self, round_no: int, attempt: int) -> None:
+        """Watch the next throw and report it as this round's attempt."""
+        with self._lock:
+            self._armings += 1
+            self._throw = Throw(round_no, attempt, self._armings)
+            self.watcher.start()
+
+    def table_clear(self, clear: bool) -> None:
+        """Whether the table should be empty now (bets open, dice with the shooter): the model may learn,
+        and a throw still watched is over (its round went on without it)."""
+        with self._lock:
+            if clear:
+                self._throw = None
+            self._clear = clear
+            self._clear_changes += 1  # the camera thread starts its still count again
+
+    # --- the camera thread ----------------------------------------------------------------------
+    def _camera_loop(self) -> None:
+        while self._running.is_set():
+            camera = self.frames()
+            if camera is None:
+                self._running.wait(0.1)
+                continue
+            try:
+                frame = camera.read()
+            except DeviceError as exc:
+                self.sink(DeviceHealthChanged("camera", "lost", str(exc)))
+                self._running.wait(1.0)
+                continue
+            self.frames_taken += 1
+            self._take(frame)
+
+    def _take(self, frame) -> None:
+        with self._lock:
+            throw, clear, changes = self._throw, self._clear, self._clear_changes
+            request = self.watcher.observe(frame.image) if throw is not None else None
+        if request is not None:
+            self._jobs.put((throw, request, frame))
+            return
+        if changes != self._idle_seen:
+            self._idle_seen = changes
+            self.idle.reset()
+        if throw is None and clear and self.idle.update(frame.image):
+            now = time.monotonic()
+            if now - self._offered >= OFFER_EVERY_S and self._jobs.empty():
+                self._offered = now
+                self._jobs.put((None, None, frame))
+
+    # --- the vision worker ----------------------------------------------------------------------
+    def _vision_loop(self) -> None:
+        warm_up(self.reader)
+        while self._running.is_set():
+            try:
+                throw, request, frame = self._jobs.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            try:
+                if throw is None:
+                    self._offer(frame.image)
+                else:
+                    self._read(throw, request, frame)
+            except Exception:  # the worker must outlive one bad frame; the engine's timeout voids the throw
+                log.exception("camera: vision failed on a frame")
+
+    def _offer(self, image: np.ndarray) -> None:
+        with self._lock:
+            if self._throw is not None or not self._clear:
+                return  # bets closed meanwhile: the table is no longer clear
+        if self.empty_table.offer(image, self.reader):
+            log.info("camera: empty-table model %d (%s)", self.empty_table.version, self.empty_table.how)
+
+    def _read(self, throw: Throw, request, frame) -> None:
+        with self._lock:
+            if self._throw != throw or request.epoch != self.watcher.epoch:
+                return  # the dice moved again, or another throw is watched: this frame no longer counts
+        from vision.reading import Reading
+
+        started = time.perf_counter()
+        unfit = self.empty_table.unfit(frame.image)
+        reading = self.reader.read(frame.image) if unfit is None else Reading(())
+        read_ms = (time.perf_counter() - started) * 1000
+        if unfit is None:
+            self.read_ms.append(read_ms)
+        with self._lock:
+            if self._throw != throw:
+                return
+            if request.final and unfit:
+                outcome = self.watcher.decline(unfit)
+            else:
+                outcome = self.watcher.collect(request, reading)
+            foreseen = self.watcher.foresee() if outcome is None else None
+            if outcome is not None:
+                self._throw = None
+        if outcome is None:
+            if foreseen is not None:
+                self._ahead = (throw, request.epoch, foreseen, self._encoded(throw, frame.image, foreseen))
+            return
+        jpeg, ahead = self._evidence_image(throw, request.epoch, frame.image, outcome)
+        self.sink(self._seen(throw, jpeg, outcome))
+        self.timings.append(Timing(throw.round_no, throw.attempt, frame.mono, time.monotonic(), read_ms, ahead))
+
+    def _encoded(self, throw: Throw, image: np.ndarray, outcome) -> bytes:
+        """The evidence image: the frame annotated with the reading and the verdict, stamped, as JPEG."""
+        from vision.evidence import annotate
+
+        return self.evidence.encode_frame(self.game, throw.round_no, throw.attempt,
+                                          annotate(image, outcome.reading, outcome.verdict))
+
+    def _evidence_image(self, throw: Throw, epoch: int, image: np.ndarray, outcome) -> tuple[bytes, bool]:
+        """The evidence encoded ahead when the last reading agreed with it (same reading, same verdict), else
+        the last frame's; and whether it was the one encoded ahead."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None:
+            their_throw, their_epoch, foreseen, jpeg = ahead
+            if (their_throw, their_epoch) == (throw, epoch) and foreseen.verdict == outcome.verdict \
+                    and foreseen.reading == outcome.reading:
+                return jpeg, True
+        return self._encoded(throw, image, outcome), False
+
+    def _seen(self, throw: Throw, jpeg: bytes, outcome) -> DiceSeen:
+        verdict = outcome.verdict
+        evidence = self.evidence.save_encoded(self.game, throw.round_no, throw.attempt, jpeg)
+        faces = tuple(verdict.values) if verdict.valid and verdict.values else None
+        reason = None if verdict.valid else (verdict.reason.value if verdict.reason else "uncertain")
+        return DiceSeen(throw.round_no, throw.attempt, faces, reason, evidence, {"detail": verdict.detail})

@@ -1,0 +1,163 @@
+"""The dice camera of a table on its devices: declines without an empty-table model, keeps taking frames while
+a read is slow, refreshes the model while bets are open and never from dice lying there."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import msgspec
+import numpy as np
+import pytest
+
+from drivers.errors import DeviceError
+from drivers.settings import DevicesSection
+from firmware_host.evidence import EvidenceStore
+from firmware_host.hardware import HardwareTable
+from firmware_host.rounds.inputs import DiceSeen, ThrowStarted
+from vision.calibration import Calibration
+from vision.evidence import BANNER_PX
+
+from .throw_replay import rendered_replay
+from .throwing_camera import ThrowingCamera
+
+SECTION = msgspec.convert({"camera": {"kind": "v4l2", "device": "stand-in"}}, DevicesSection)
+
+
+@pytest.fixture(scope="module")
+def replay(tmp_path_factory):
+    return rendered_replay(tmp_path_factory.mktemp("replay"), seed=7, throws=1)
+
+
+def wait_for(condition, timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.01)
+    return condition()
+
+
+class Table:
+    """A HardwareTable on the camera stand-in, its inputs collected as the engine's inbox would."""
+
+    def __init__(self, tmp_path: Path, calibration: Path, empty) -> None:
+        self.camera = ThrowingCamera(empty)
+        self.items: list = []
+        self.table = HardwareTable(SECTION, "craps", EvidenceStore(tmp_path / "storage", 7),
+                                   calibration=str(calibration), capture_factory=self.camera)
+
+    def __enter__(self) -> "Table":
+        self.table.start(self.items.append)
+        assert self.table.handshake(5.0) == {"camera": "connected"}
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.table.stop()
+
+    def seen(self) -> list[DiceSeen]:
+        return [i for i in self.items if isinstance(i, DiceSeen)]
+
+    def throw(self, frames) -> None:
+        self.table.phase_changed("no_more_bets", 1, 1)
+        assert any(isinstance(i, ThrowStarted) for i in self.items)
+        self.table.read_dice(1, 1)
+        self.camera.throw(frames)
+
+
+def test_a_dice_table_needs_its_calibration(tmp_path):
+    with pytest.raises(DeviceError, match="camera_calibration"):
+        HardwareTable(SECTION, "craps", EvidenceStore(tmp_path, 7))
+
+
+def test_without_an_empty_table_model_the_read_is_declined(tmp_path, replay):
+    bare = tmp_path / "bare.json"  # a calibration made before the empty table was kept beside it
+    replace(Calibration.load(replay.calibration), empty_table=None).save(bare)
+    assert Calibration.load(bare).empty_table is None
+    with Table(tmp_path, bare, replay.empty) as t:
+        t.throw(replay.throws[0])
+        assert wait_for(lambda: t.seen(), 30)
+    seen = t.seen()[0]
+    assert seen.faces is None and seen.void_reason == "uncertain"
+    assert "no empty-table model" in seen.detail["detail"]
+
+
+def test_the_frame_loop_keeps_taking_frames_while_a_read_is_slow(tmp_path, replay):
+    with Table(tmp_path, replay.calibration, replay.empty) as t:
+        camera = t.table.camera
+        gate, reading = threading.Event(), threading.Event()
+        read = camera.reader.read
+
+        def held_read(frame):  # the vision worker is held inside a read until the gate opens
+            reading.set()
+            gate.wait(30)
+            return read(frame)
+
+        camera.reader.read = held_read
+        t.throw(replay.throws[0])
+        assert reading.wait(30)
+        taken = camera.frames_taken
+        assert wait_for(lambda: camera.frames_taken >= taken + 10, 10), "the frame loop waited for the reader"
+        assert not t.seen()
+        gate.set()
+        assert wait_for(lambda: t.seen(), 30)
+    seen = t.seen()[0]
+    assert sorted(seen.faces) == sorted(d.top_value for d in replay.throws[0].rest)
+
+
+def test_the_model_is_refreshed_while_bets_are_open_and_never_from_dice_lying_there(tmp_path, replay):
+    with Table(tmp_path, replay.calibration, replay.empty) as t:
+        model = t.table.camera.empty_table
+        t.camera.throw(replay.throws[0])  # dice left on the table while bets are open
+        t.table.phase_changed("betting", 2, 1)
+        assert wait_for(lambda: model.refused >= 3, 30)
+        assert model.version == 1
+        t.camera.clear()  # the stickman takes them
+        assert wait_for(lambda: model.version == 2, 30)
+        assert model.how == "refreshed"
+
+
+def test_the_evidence_is_encoded_ahead_when_the_last_reading_agrees(tmp_path, replay):
+    thrown = replay.throws[0]
+    steady = replace(thrown, still=thrown.still[:1])  # one still image: every reading of the rest is the same
+    with Table(tmp_path, replay.calibration, replay.empty) as t:
+        t.throw(steady)
+        assert wait_for(lambda: t.seen(), 30)
+        timing = t.table.camera.timings[-1]
+    seen = t.seen()[0]
+    assert sorted(seen.faces) == sorted(d.top_value for d in thrown.rest)
+    assert timing.evidence_ahead  # drawn while the last frame was still to come
+    kept = (tmp_path / "storage" / seen.evidence.ref).read_bytes()
+    assert hashlib.sha256(kept).hexdigest() == seen.evidence.sha256
+    image = cv2.imdecode(np.frombuffer(kept, np.uint8), cv2.IMREAD_COLOR)
+    h, w = replay.empty[0].shape[:2]
+    assert image.shape == (h + BANNER_PX, w, 3)  # the annotated frame, full size, with its stamp under it
+    assert b"round 1  attempt 1" in kept  # the stamp names the round it was encoded ahead for
+
+
+def test_a_last_reading_that_disagrees_gets_the_last_frame_drawn_with_its_own_outcome(tmp_path, replay):
+    from vision.reading import Reading
+
+    thrown = replay.throws[0]
+    steady = replace(thrown, still=thrown.still[:1])
+    with Table(tmp_path, replay.calibration, replay.empty) as t:
+        camera = t.table.camera
+        read, calls = camera.reader.read, []
+
+        def last_sees_nothing(frame):  # the third reading of the rest finds no die
+            calls.append(frame)
+            return read(frame) if len(calls) < 3 else Reading(())
+
+        camera.reader.read = last_sees_nothing
+        t.throw(steady)
+        assert wait_for(lambda: t.seen(), 30)
+        timing = camera.timings[-1]
+    seen = t.seen()[0]
+    assert seen.faces is None and seen.void_reason == "uncertain"  # the frames disagree: no result
+    assert not timing.evidence_ahead
+    kept = (tmp_path / "storage" / seen.evidence.ref).read_bytes()
+    assert hashlib.sha256(kept).hexdigest() == seen.evidence.sha256

@@ -1,0 +1,63 @@
+"""The empty-table model: fits frames with dice, not frames under other lights; learned between throws, never from dice."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.dice_reader import DiceReader
+from vision.empty_table import EmptyTable
+from vision.synthetic import render
+from vision.synthetic_scenes import random_scene
+
+
+def region(cal):
+    w, h = cal.image_size
+    return cal.search_mask(w, h, 0.25)
+
+
+def dimmed(frame: np.ndarray, gain: float) -> np.ndarray:
+    return np.clip(frame.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+
+
+def test_a_frame_with_dice_fits_the_installation_model(craps_rig):
+    rig, empty, cal = craps_rig
+    rng = np.random.default_rng(3)
+    frame, _ = render(rig.scene(random_scene(rig, "valid", rng), rng), rng)
+    model = EmptyTable(empty, region=region(cal))
+    assert model.how == "installation" and model.version == 1
+    assert model.unfit(frame) is None
+    assert "no empty-table model" in EmptyTable(None).unfit(frame)
+
+
+def test_clear_frames_refresh_the_model_and_dice_lying_there_are_never_learned(craps_rig):
+    rig, empty, cal = craps_rig
+    rng = np.random.default_rng(4)
+    model = EmptyTable(empty, region=region(cal), samples=3)
+    reader = DiceReader(cal, background=empty)
+    lit = rig.scene([], rng)
+    with_dice = rig.scene(random_scene(rig, "valid", rng), rng)
+    for _ in range(4):
+        assert model.offer(render(with_dice, rng)[0], reader) is False
+    assert model.version == 1 and model.refused == 4
+    clear = [render(lit, rng)[0] for _ in range(3)]
+    assert [model.offer(f, reader) for f in clear] == [False, False, True]
+    assert model.how == "refreshed" and model.version == 2
+    assert reader.background is model.frame
+    # the new model is the mean of the clear frames: less noise than any one of them
+    assert np.abs(model.frame.astype(int) - clear[0]).mean() < np.abs(clear[1].astype(int) - clear[0]).mean()
+
+
+def test_lights_switched_unfit_the_model_and_a_new_one_is_made_while_bets_are_open(craps_rig):
+    rig, empty, cal = craps_rig
+    rng = np.random.default_rng(5)
+    model = EmptyTable(empty, region=region(cal), samples=3)
+    reader = DiceReader(cal, background=empty)
+    dice = random_scene(rig, "valid", rng)
+    throw, truth = render(rig.scene(dice, rng), rng)
+    dark_throw = dimmed(throw, 0.45)
+    assert "differs from its empty-table model" in model.unfit(dark_throw)
+    dark_empty = [dimmed(render(rig.scene([], rng), rng)[0], 0.45) for _ in range(3)]
+    assert [model.offer(f, reader) for f in dark_empty] == [False, False, True]
+    assert model.how == "replaced" and model.unfit(dark_throw) is None
+    reading = reader.read(dark_throw)
+    assert sorted(reading.values) == sorted(t.value for t in truth)

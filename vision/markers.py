@@ -1,0 +1,209 @@
+"""The layout's ArUco markers in a calibration photo: found under several detector settings, corners fitted,
+a missing marker looked for where the others put it, and why it was not found when it is not.
+
+Rails differ: dark or light wood, labels and printing beside the markers. The detector finds a marker
+by the closed dark square of its border inside a white margin. Letters touching the border join its
+contour, and the square test rejects it; a marker printed on a label's edge, the dark rail against its
+other sides, has no closed outline at all. So the detector runs under several settings (wider threshold
+windows and a looser polygon test; thin dark strokes closed away; contrast equalised) until every
+marker is found; a marker found only on a prepared image has its corners fitted to its own bits in the
+photo (`align`). A marker still missing when two others are found is looked for where their homography
+puts it: fitted there, it counts only if its bits read its own id with no bit wrong. Otherwise the
+calibration says, per marker, what it saw there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .layouts import ARUCO_DICTIONARY, Layout
+
+DICTIONARY = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, ARUCO_DICTIONARY))
+CELLS = DICTIONARY.markerSize + 2  # bits and the black border around them, per side
+CELL_PX = 8  # cell size of the marker read back square
+MIN_SIDE_PX = 16  # below this a marker's cells are a few pixels: not read
+SEARCH_CELLS = 6  # a missing marker is looked for this many cells around where the others put it
+
+
+def marker_corners_mm(layout: Layout, marker: int) -> np.ndarray:
+    """The four corners (mm) of a marker, in ArUco order: top-left, top-right, bottom-right, bottom-left."""
+    cx, cy = layout.markers[marker]
+    s = layout.marker_mm / 2.0
+    return np.array([(cx - s, cy - s), (cx + s, cy - s), (cx + s, cy + s), (cx - s, cy + s)], np.float64)
+
+
+def _parameters(**changes) -> cv2.aruco.DetectorParameters:
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    for name, value in changes.items():
+        setattr(params, name, value)
+    return params
+
+
+def _close(size: int):
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (size, size))
+    return lambda gray: cv2.morphologyEx(gray, cv2.MORPH_CLOSE, kernel)
+
+
+def _equalise(gray: np.ndarray) -> np.ndarray:
+    return cv2.createCLAHE(clipLimit=3.0, tileGridSize=(8, 8)).apply(gray)
+
+
+LOOSE = {"adaptiveThreshWinSizeMin": 3, "adaptiveThreshWinSizeMax": 63, "adaptiveThreshWinSizeStep": 6,
+         "polygonalApproxAccuracyRate": 0.05}
+# (what the pass does, how the photo is prepared (None: as it is), detector settings), tried in turn until
+# every marker is found. Markers found on a prepared image have their corners refined on the photo.
+PASSES = (
+    ("default", None, {}),
+    ("more thresholds, looser squares", None, LOOSE),
+    ("thin dark strokes closed (3 px)", _close(3), LOOSE),
+    ("thin dark strokes closed (5 px)", _close(5), LOOSE),
+    ("contrast equalised", _equalise, LOOSE),
+)
+
+
+def side_px(corners: np.ndarray) -> float:
+    return float(np.mean(np.hypot(*(np.roll(corners, -1, axis=0) - corners).T)))
+
+
+def align(gray: np.ndarray, corners: np.ndarray, marker: int, search_cells: int = 1) -> np.ndarray | None:
+    """The marker's corners fitted to its own pattern of bits in the photo: the printed marker is first slid
+    over the photo within `search_cells` cells of `corners` (normalised correlation, in the marker's own
+    frame), then its homography is fitted to the photo (ECC). The bits' edges place the corners even where
+    the border has no white margin to stand out from. None when it does not converge."""
+    c = CELL_PX
+    size = CELLS * c
+    template = DICTIONARY.generateImageMarker(marker, size)
+    pad = search_cells * c
+    frame = np.array([(pad, pad), (pad + size, pad), (pad + size, pad + size), (pad, pad + size)], np.float32)
+    to_image = cv2.getPerspectiveTransform(frame, corners.astype(np.float32))
+    region = cv2.warpPerspective(gray, to_image, (size + 2 * pad, size + 2 * pad),
+                                 flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+    _, score, _, (dx, dy) = cv2.minMaxLoc(cv2.matchTemplate(region, template, cv2.TM_CCOEFF_NORMED))
+    if score < 0.5:
+        return None
+    square = np.array([(0, 0), (size, 0), (size, size), (0, size)], np.float32)
+    start = cv2.perspectiveTransform((square + (dx, dy)).reshape(-1, 1, 2), to_image).reshape(4, 2)
+    warp = cv2.getPerspectiveTransform(square, start.astype(np.float32)).astype(np.float32)
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_COUNT, 60, 1e-5)
+    try:
+        _, warp = cv2.findTransformECC(template, gray, warp, cv2.MOTION_HOMOGRAPHY, criteria, None, 3)
+    except cv2.error:
+        return None
+    return cv2.perspectiveTransform(square.reshape(-1, 1, 2), warp).reshape(4, 2).astype(np.float64)
+
+
+def detect_markers(image: np.ndarray, wanted: set[int] | None = None) -> dict[int, np.ndarray]:
+    """ArUco markers in a BGR (or grey) image: id -> 4x2 corner pixels (sub-pixel, on the image itself).
+    Passes of other settings run while a marker of `wanted` (default: ids 0-3) is missing."""
+    wanted = {0, 1, 2, 3} if wanted is None else wanted
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    found: dict[int, np.ndarray] = {}
+    for _, prepare, settings in PASSES:
+        detector = cv2.aruco.ArucoDetector(DICTIONARY, _parameters(**settings))
+        corners, ids, _ = detector.detectMarkers(gray if prepare is None else prepare(gray))
+        for i, c in zip(ids.ravel() if ids is not None else (), corners):
+            if int(i) not in found:
+                c = c.reshape(4, 2).astype(np.float64)
+                # A marker only a prepared image shows has an outline the photo does not: fit its bits instead.
+                found[int(i)] = c if prepare is None else align(gray, c, int(i))
+        found = {i: c for i, c in found.items() if c is not None}
+        if wanted <= set(found):
+            break
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class MarkerLook:
+    """What is at a marker's expected place: its bits read back, and how its surroundings look."""
+
+    bits: np.ndarray | None  # inner bits (markerSize square), None when not readable
+    border_black: float  # share of the border cells read black (1.0 for a marker)
+    contrast: float  # grey levels between the white and the black cells
+    dark_margin: tuple[str, ...]  # sides where something dark touches the border (no white margin there)
+    side_px: float
+
+
+def look_at(gray: np.ndarray, corners: np.ndarray) -> MarkerLook:
+    """Read the marker square at `corners` (ArUco order), and the white margin a cell wide around it."""
+    side = side_px(corners)
+    size = CELLS * CELL_PX
+    # The square and one more cell all round: the margin that must be white.
+    canon = np.array([(CELL_PX, CELL_PX), (size + CELL_PX, CELL_PX), (size + CELL_PX, size + CELL_PX),
+                      (CELL_PX, size + CELL_PX)], np.float32)
+    warp = cv2.getPerspectiveTransform(corners.astype(np.float32), canon)
+    square = cv2.warpPerspective(gray, warp, (size + 2 * CELL_PX, size + 2 * CELL_PX), flags=cv2.INTER_LINEAR)
+    inner = square[CELL_PX:CELL_PX + size, CELL_PX:CELL_PX + size]
+    level, _ = cv2.threshold(inner, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    m = int(CELL_PX * 0.25)
+    means = np.array([[inner[r * CELL_PX + m:(r + 1) * CELL_PX - m, c * CELL_PX + m:(c + 1) * CELL_PX - m].mean()
+                       for c in range(CELLS)] for r in range(CELLS)])
+    cells = means > level
+    border = np.concatenate([cells[0], cells[-1], cells[1:-1, 0], cells[1:-1, -1]])
+    white, black = means[cells], means[~cells]
+    contrast = float(white.mean() - black.mean()) if white.size and black.size else 0.0
+    ring = {"top": square[m:CELL_PX - m, CELL_PX:-CELL_PX], "bottom": square[-CELL_PX + m:-m, CELL_PX:-CELL_PX],
+            "left": square[CELL_PX:-CELL_PX, m:CELL_PX - m], "right": square[CELL_PX:-CELL_PX, -CELL_PX + m:-m]}
+    dark = tuple(name for name, band in ring.items() if float(np.mean(band <= level)) > 0.15)
+    return MarkerLook(cells[1:-1, 1:-1].astype(np.uint8), float(np.mean(~border)), contrast, dark, side)
+
+
+def recover(image: np.ndarray, layout: Layout, found: dict[int, np.ndarray]) -> tuple[dict[int, np.ndarray],
+                                                                                       dict[int, str]]:
+    """Markers of the layout the detector missed, looked for where the found ones (at least two) put them;
+    each marker recovered helps place the others. Returns the markers recovered (corners fitted to their
+    bits) and, for each marker still missing, why."""
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    known = {m: c for m, c in found.items() if m in layout.markers}
+    recovered: dict[int, np.ndarray] = {}
+    why: dict[int, str] = {}
+    while True:
+        missing = sorted(set(layout.markers) - set(known))
+        if not missing:
+            return recovered, {}
+        if len(known) < 2:
+            return recovered, {m: f"not seen: no square with a white margin read as marker {m}, and only "
+                                  f"{len(known)} other marker found to say where it should be (markers need a white "
+                                  f"margin a cell, {layout.marker_mm / CELLS:.0f} mm, wide)" for m in missing}
+        src = np.concatenate([marker_corners_mm(layout, m) for m in sorted(known)])
+        dst = np.concatenate([known[m] for m in sorted(known)])
+        to_image, _ = cv2.findHomography(src, dst, 0)
+        why = {}
+        for m in missing:
+            expected = cv2.perspectiveTransform(marker_corners_mm(layout, m).reshape(-1, 1, 2), to_image).reshape(4, 2)
+            corners, why[m] = look_for(gray, layout, m, expected)
+            if corners is not None:
+                recovered[m] = known[m] = corners
+        if all(why[m] for m in missing):
+            return recovered, why
+
+
+def look_for(gray: np.ndarray, layout: Layout, m: int, expected: np.ndarray) -> tuple[np.ndarray | None, str]:
+    """Marker m near `expected` (corners from the other markers): its corners when its bits read m with no bit
+    wrong, else None and what was seen there."""
+    h, w = gray.shape[:2]
+    where = f"expected at ({expected[:, 0].mean():.0f}, {expected[:, 1].mean():.0f}) px"
+    if expected.min() < 0 or (expected[:, 0] >= w).any() or (expected[:, 1] >= h).any():
+        return None, f"{where}, outside the image: the camera does not see it"
+    if side_px(expected) < MIN_SIDE_PX:
+        return None, f"{where}: {side_px(expected):.0f} px wide, too small to read (at least {MIN_SIDE_PX} px)"
+    corners = align(gray, expected, m, search_cells=SEARCH_CELLS)
+    corners = expected if corners is None else corners
+    look = look_at(gray, corners)
+    ok, idx, rotation = DICTIONARY.identify(look.bits, 0.0)
+    if ok and idx == m and rotation == 0 and look.border_black == 1.0:
+        return corners, ""
+    margin = (f"; something dark touches its border on the {', '.join(look.dark_margin)} (keep a white margin a "
+              f"cell, {layout.marker_mm / CELLS:.0f} mm, wide around each marker)" if look.dark_margin else "")
+    if look.contrast < 40:
+        seen = f"black and white differ by only {look.contrast:.0f} grey levels (covered, glare or too dark?)"
+    elif ok and idx != m:
+        seen = f"its bits read marker {idx}: a wrong marker printed or placed there?"
+    elif ok:
+        seen = f"it reads as marker {idx} turned {rotation * 90} degrees: printed or placed turned"
+    else:
+        seen = f"{DICTIONARY.getDistanceToId(look.bits, m, False)} of its {look.bits.size} bits read wrong"
+    return None, f"{where}: {seen}{margin}"
