@@ -19,7 +19,7 @@ def test_bench_blackjack_differential_20000_coups(tmp_path):
     folder = Path(tempfile.mkdtemp(dir=shm)) if shm.is_dir() else tmp_path
     start = time.perf_counter()
     try:
-        result = play(folder / "journal.sqlite", coups=COUPS, seed=2026)
+        result = play(folder / "journal.sqlite", coups=COUPS, seed=2026, report_every=1000)
     finally:
         if folder != tmp_path:
             shutil.rmtree(folder)

@@ -19,7 +19,7 @@ from firmware_host.rounds.inputs import CardSeen, ConsoleCommand, CutCardSeen, P
 from firmware_host.rules.bets import Bet
 from firmware_host.rules.cards import RANKS, SUITS
 
-from .engine_harness import bet, feed, make_engine, records
+from .engine_harness import bet, feed, make_engine
 
 DEALER = "pit-1"
 
@@ -91,7 +91,7 @@ class RandomTable:
         round_no = engine.round
         bets = self.bets(round_no)
         feed(engine, *[bet(engine, b.ticket, "box", b.stake, owner=b.owner, number=b.number) for b in bets])
-        accepted = {r["ticket"] for r in records(engine, "bet_accepted") if r["ticket"].startswith(f"r{round_no}b")}
+        accepted = {r.data()["ticket"] for r in engine.journal.records(kind="bet_accepted", round=round_no)}
         assert accepted == {b.ticket for b in bets}, "a bet the rules allow was refused"
         feed(engine, ConsoleCommand("no_more_bets", who=DEALER))
         coup = self.rules.new_coup(self.shoe, bets)
@@ -109,7 +109,7 @@ class RandomTable:
                     coup.decide(**decision)
                 feed(engine, ConsoleCommand(action, who=DEALER, play=play))
                 self.result.plays[action] = self.result.plays.get(action, 0) + 1
-        (settlement,) = [s for s in records(engine, "settlement") if s["round"] == round_no]
+        (settlement,) = [r.data() for r in engine.journal.records(kind="settlement", round=round_no)]
         direct = money(self.rules.settle(coup, bets))
         assert not settlement["void"] and settled_money(settlement) == direct, (round_no, settlement, direct)
         r = self.result
@@ -152,11 +152,14 @@ class RandomTable:
         return action, [{"decision": play, "box": box.number}], {"box": box.number}
 
 
-def play(path: Path, coups: int, seed: int) -> Differential:
+def play(path: Path, coups: int, seed: int, report_every: int = 0) -> Differential:
+    """Play `coups` random coups both ways; with `report_every`, print how many agreed so far that often."""
     table = RandomTable(path, seed)
     try:
-        for _ in range(coups):
+        for n in range(1, coups + 1):
             table.play_coup()
+            if report_every and n % report_every == 0:
+                print(f"blackjack differential: {n:,} coups identical so far", flush=True)
     finally:
         table.engine.journal.close()
     return table.result
