@@ -17,9 +17,10 @@ LOCK := requirements.lock
 TEST_LOCK := requirements-test.lock
 PIP_TOOLS := pip-tools==7.6.2
 # Debian packages: what a simulated table needs, and what the tests add (ptys; the board page's browser
-# and a Chinese font for its labels).
+# and a Chinese font for its labels; PostgreSQL, whose initdb/pg_ctl the ledger's tests start throw-away
+# clusters with).
 RUN_APT := mosquitto
-TEST_APT := $(RUN_APT) socat chromium fonts-noto-cjk
+TEST_APT := $(RUN_APT) socat chromium fonts-noto-cjk postgresql
 GAME ?= craps
 ROUNDS ?=
 
@@ -76,8 +77,11 @@ apt-test:
 
 # A simulated table end to end (tablehw run --simulate: devices, dealer, betting terminals over MQTT),
 # one line per round and a summary. A loopback Mosquitto is started for the run if none answers on
-# MQTT_PORT. GAME=craps|cussec|roulette|baccarat|banca_francesa|blackjack|chemin_de_fer, ROUNDS=N stops after N rounds.
+# MQTT_PORT. A ledger books the rounds beside it (SQLite, LEDGER_DB) and its report of the session is
+# printed at the end. GAME=craps|cussec|roulette|baccarat|banca_francesa|blackjack|chemin_de_fer,
+# ROUNDS=N stops after N rounds.
 MQTT_PORT ?= 1883
+LEDGER_DB ?= sqlite:///var/ledger.sqlite
 PORT_OPEN = $(PY) -c "import socket; socket.create_connection(('127.0.0.1', $(MQTT_PORT)), 1)" 2>/dev/null
 run: $(VENV)/.stamp-production apt-run
 	@started=""; \
@@ -87,9 +91,15 @@ run: $(VENV)/.stamp-production apt-run
 	  for i in $$(seq 50); do $(PORT_OPEN) && break; sleep 0.1; done; \
 	  echo "started a loopback Mosquitto on port $(MQTT_PORT) for this run (pid $$started)"; \
 	fi; \
-	trap '[ -z "$$started" ] || { kill $$started; wait $$started; }' EXIT; \
+	since=$$(date -u +%Y-%m-%dT%H:%M:%S); mkdir -p var; \
+	setsid $(TABLEHW) ledger --db $(LEDGER_DB) --mqtt mqtt://127.0.0.1:$(MQTT_PORT) --user backoffice \
+	  --log-level WARNING 2>>var/ledger-run.log & ledger=$$!; \
+	trap '[ -z "$$started" ] || { kill $$started; wait $$started; }' EXIT; trap : INT; \
 	$(TABLEHW) run --config config/sim-$(GAME).toml --simulate --mqtt mqtt://127.0.0.1:$(MQTT_PORT) \
-	  $(if $(ROUNDS),--rounds $(ROUNDS)) --log-level WARNING
+	  $(if $(ROUNDS),--rounds $(ROUNDS)) --log-level WARNING; \
+	sleep 3; kill $$ledger; wait $$ledger; \
+	echo; echo "the back office's books for this session (tablehw ledger report --db $(LEDGER_DB) --from $$since):"; \
+	$(TABLEHW) ledger report --db $(LEDGER_DB) --from $$since
 
 test: $(VENV)/.stamp-test apt-test
 	$(PY) -m pytest

@@ -44,6 +44,10 @@ OUTGOING: dict[str, tuple[type, str]] = {
     "messages_response": (c.MessagesResponse,
                           "the request's response topic or <prefix>/replies/<user>/tables/<table>/recall"),
 }
+# What the back-office ledger publishes (docs/ledger.md): file name (the payload's `type`) -> (struct, topic)
+LEDGER: dict[str, tuple[type, str]] = {
+    "anchor": (c.Anchor, "<prefix>/ledger/anchors/<table_id>, retained, by the back-office ledger"),
+}
 # What it accepts: file name (the request's `type`) -> (struct, topic; <user> is the sender's broker user)
 INCOMING: dict[str, tuple[type, str]] = {
     "bet": (c.BetRequest, "T/bets/<user>"),
@@ -59,6 +63,9 @@ def all_schemas() -> dict[str, dict[str, Any]]:
     files = {"config.json": document(TableConfig, "tablehw table configuration (TOML, docs/config.md)",
                                      outgoing=False)}
     for name, (struct, topic) in OUTGOING.items():
+        files[f"mqtt/{name}.json"] = document(struct, f"`{name}`: published on {topic} (docs/mqtt.md)",
+                                              outgoing=True)
+    for name, (struct, topic) in LEDGER.items():
         files[f"mqtt/{name}.json"] = document(struct, f"`{name}`: published on {topic} (docs/mqtt.md)",
                                               outgoing=True)
     for name, (struct, topic) in INCOMING.items():

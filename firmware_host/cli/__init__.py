@@ -30,6 +30,7 @@ COMMANDS = {
     "sim": "run a device simulator on a pty (for tests, `make run`, bench checks)",
     "wheel": "roulette wheel tools",
     "sas": "SAS slot machines: poll, decode, simulate, serve",
+    "ledger": "the back office: book every round of every table (docs/ledger.md)",
 }
 
 

@@ -33,15 +33,16 @@ def register(subparsers) -> None:
     parser.set_defaults(func=run)
 
 
-def earlier_round(journal: Path) -> int | None:
+def earlier_round(journal: Path, key_file: str | None) -> int | None:
     """The last round an existing journal holds (None: no journal yet, or one the service must judge)."""
-    from ..journal import Journal, JournalError
+    from ..errors import ConfigError
+    from ..journal import Journal, JournalError, load_key
 
     if not journal.exists():
         return None
     try:
-        opened = Journal(journal)
-    except JournalError:
+        opened = Journal(journal, key=load_key(key_file), create=False)
+    except (JournalError, ConfigError):
         return None  # the service's start-up check decides (a corrupt journal locks the table out)
     try:
         return next(iter(opened.rounds(1)), 0)
@@ -58,8 +59,10 @@ def starting_lines(service, simulate: bool) -> list[str]:
     if config.metrics is not None:
         lines.append(f"metrics: http://{config.metrics.address}:{config.metrics.port}/metrics (docs/metrics.md)")
     journal = service.storage / "journal.sqlite"
-    last = earlier_round(journal)
-    if not last:
+    last = earlier_round(journal, config.storage.journal_key_file if config.storage else None)
+    if last is None and journal.exists():
+        lines.append(f"journal {journal}: an earlier one, not readable here: the start-up check judges it")
+    elif not last:
         lines.append(f"journal {journal}: {'new' if last is None else 'no round played yet'}")
     else:
         fresh = f"; remove {service.storage} to start afresh" if simulate else ""

@@ -238,6 +238,24 @@ class MessagesResponse(_Out, tag="messages_response"):
     message: str = ""
 
 
+# --- the ledger's anchor (docs/mqtt.md, "The back-office ledger's topics"; docs/ledger.md) --------------
+Epoch = Annotated[str, Meta(pattern="^[0-9a-f]{32}$")]
+ChainHead = Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
+
+
+class Anchor(Struct, tag_field="type", tag="anchor", omit_defaults=False):
+    """Retained on `<prefix>/ledger/anchors/<table>`: the newest state the ledger booked with no gap before it."""
+
+    table: str
+    epoch: Epoch
+    seq: int
+    records: int
+    head: ChainHead
+    round: int
+    utc: str
+    schema: int = SCHEMA
+
+
 # --- requests (in) ---------------------------------------------------------------------------
 Text = Annotated[str, Meta(min_length=1, max_length=128)]
 

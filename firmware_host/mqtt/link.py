@@ -82,6 +82,9 @@ class Inbound(NamedTuple):
     payload: bytes
     response_topic: str | None
     correlation_data: bytes | None
+    mid: int = 0  # with `manual_ack`, hand it back to `MqttLink.ack` once the message is safe
+    qos: int = 0
+    retain: bool = False
 
 
 @dataclass(frozen=True)
@@ -119,6 +122,7 @@ class LinkSettings:
     session_expiry_s: int = 86_400
     reconnect_min_s: float = 0.5
     reconnect_max_s: float = 30.0
+    receive_maximum: int | None = None  # MQTT 5: at most this many unacknowledged messages sent to us
 
 
 @dataclass(frozen=True)
@@ -174,6 +178,7 @@ class MqttLink:
     on_message: Callable[[Inbound], Any] | None = None
     on_delivery: Callable[[Any], Any] | None = None  # gets Connected, Disconnected, ConnectFailed and Acked
     on_status: Callable[[Any], Any] | None = None  # gets Connected, Disconnected and ConnectFailed
+    manual_ack: bool = False  # acknowledge QoS 1 messages only when `ack` is called (after they are stored)
 
     def __post_init__(self) -> None:
         self.endpoint = Endpoint.from_url(self.settings.url)
@@ -193,6 +198,7 @@ class MqttLink:
         client.reconnect_delay_set(self.settings.reconnect_min_s, self.settings.reconnect_max_s)  # type: ignore[arg-type]
         client.max_queued_messages_set(0)
         client.max_inflight_messages_set(100)  # paho's default 20 throttles 1,000 bet answers a round
+        client.manual_ack_set(self.manual_ack)
         client.on_connect = self._on_connect
         client.on_connect_fail = self._on_connect_fail
         client.on_disconnect = self._on_disconnect
@@ -205,6 +211,8 @@ class MqttLink:
         """Connect in the background; paho keeps reconnecting until `stop`."""
         props = Properties(PacketTypes.CONNECT)
         props.SessionExpiryInterval = self.settings.session_expiry_s
+        if self.settings.receive_maximum:
+            props.ReceiveMaximum = self.settings.receive_maximum
         self.client.connect_async(self.endpoint.host, self.endpoint.port, keepalive=self.settings.keepalive_s,
                                   clean_start=False, properties=props)
         self.client.loop_start()
@@ -242,6 +250,11 @@ class MqttLink:
         """Hand one message to paho (QoS 1 messages queue in paho while disconnected)."""
         return self.client.publish(topic, payload, qos=qos, retain=retain,
                                    properties=properties or message_properties())
+
+    def ack(self, mid: int, qos: int) -> None:
+        """With `manual_ack`: acknowledge one received message (PUBACK) now that it is safe."""
+        if qos:
+            self.client.ack(mid, qos)
 
     # --- callbacks (paho's thread: enqueue only) ----------------------------------------------
     def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
@@ -290,4 +303,5 @@ class MqttLink:
         props = message.properties
         response_topic = getattr(props, "ResponseTopic", None) if props else None
         correlation = getattr(props, "CorrelationData", None) if props else None
-        self.on_message(Inbound(message.topic, bytes(message.payload), response_topic, correlation))
+        self.on_message(Inbound(message.topic, bytes(message.payload), response_topic, correlation, message.mid,
+                                message.qos, bool(message.retain)))

@@ -169,3 +169,19 @@ def test_a_blackjack_line_gives_the_dealers_hand_and_each_boxs_totals():
         summary({"cards": {"dealer": ["6D", "5C", "KS"]}, "outcome": outcome}, kept=200))
     outcome["dealer"] = {"cards": ["AS", "KD"], "total": 21, "bust": False, "blackjack": True}
     assert "dealer AS KD (21 blackjack)" in report.round_line(summary({"cards": {"dealer": []}, "outcome": outcome}))
+
+
+def test_a_journal_it_cannot_read_is_not_called_new_and_locks_the_table_out(tmp_path):
+    """A journal of another format (or damaged) at start: the run says so, and the start-up check locks out."""
+    broker = MosquittoBroker(tmp_path / "broker").start()
+    try:
+        config = table_config(tmp_path, "roulette", broker.url, action_seconds=0.02, betting_seconds=0.05)
+        (tmp_path / "storage").mkdir()
+        journal = tmp_path / "storage" / "journal.sqlite"
+        journal.write_bytes(b"not a journal" * 100)
+        done = run_table(config, rounds=1, timeout_s=120)
+    finally:
+        broker.kill()
+    assert done.stdout.splitlines()[2] == f"journal {journal}: an earlier one, not readable here: the start-up " \
+                                          "check judges it"
+    assert done.returncode == 78 and "LOCKED OUT" in done.stderr
