@@ -78,7 +78,8 @@ apt-test:
 # A simulated table end to end (tablehw run --simulate: devices, dealer, betting terminals over MQTT),
 # one line per round and a summary. A loopback Mosquitto is started for the run if none answers on
 # MQTT_PORT. A ledger books the rounds beside it (SQLite, LEDGER_DB) and its report of the session is
-# printed at the end. GAME=craps|cussec|roulette|roulette_american|baccarat|banca_francesa|paikao,
+# printed at the end. GAME=craps|cussec|roulette|roulette_american|baccarat|banca_francesa|paikao|
+#   blackjack|chemin_de_fer,
 # ROUNDS=N stops after N rounds.
 MQTT_PORT ?= 1883
 LEDGER_DB ?= sqlite:///var/ledger.sqlite
@@ -105,7 +106,7 @@ test: $(VENV)/.stamp-test apt-test
 	$(PY) -m pytest
 
 # The reference result board (firmware_host/board/) in a browser, against a simulated table on a
-# loopback Mosquitto with a websockets listener: GAME=craps|cussec|banca_francesa|roulette|baccarat.
+# loopback Mosquitto with a websockets listener: GAME=craps|cussec|banca_francesa|roulette|baccarat|blackjack|chemin_de_fer.
 board: $(VENV)/.stamp-production apt-run
 	$(PY) -m firmware_host.boards.serve --game $(GAME)
 

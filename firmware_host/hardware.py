@@ -26,6 +26,7 @@ from .rounds.inputs import ThrowStarted
 
 log = logging.getLogger(__name__)
 
+CARD_GAMES = ("punto_banco", "blackjack", "chemin_de_fer")  # dealt from the shoe scanner
 CLEAR_PHASES = {"betting"}  # craps, banca francesa: the dice are with the shooter, the landing area is empty
 
 
@@ -40,7 +41,7 @@ class HardwareTable:
         self.devices = DeviceSet(section, **kwargs)
         self.game = game
         self.evidence = evidence
-        self.cards = game == "punto_banco"
+        self.cards = game in CARD_GAMES
         self.dice = game in VISION_GAMES
         if self.dice and section.camera is None:
             raise DeviceError(f"a {game} table needs [devices.camera]: the result is read by the camera")
@@ -88,6 +89,10 @@ class HardwareTable:
         if dome is not None and fields.get("faces"):
             areas = [f"single_{n}" for n in sorted(set(fields["faces"]))]
             dome.show_result([a for a in areas if a in dome.settings.winning_areas])
+
+    def deal(self, round_no: int, attempt: int, places: list[str]) -> None:
+        """A card coup opens on these places: the dealer sees them on the layout; the scanner reports the cards."""
+        log.info("round %d: dealing %s", round_no, ", ".join(places))
 
     def stop(self) -> None:
         if self.camera is not None:

@@ -6,15 +6,10 @@
 (function () {
   const D = window.BoardDraw;
   const T = window.BoardText;
-  const SUIT = { H: "♥", D: "♦", C: "♣", S: "♠" };
   const WINNER = { B: "bac.banker", P: "bac.player", T: "bac.tie" };
   const COLUMNS = { big_road: 28, bead_plate: 10, big_eye_boy: 28, small_road: 24, cockroach_pig: 24 };
 
-  function card(text) {
-    const suit = text.slice(-1).toUpperCase();
-    const rank = text.slice(0, -1).toUpperCase().replace("T", "10");
-    return D.el("span", `card ${suit === "H" || suit === "D" ? "red-suit" : ""}`, `${rank}${SUIT[suit] || suit}`);
-  }
+  const card = D.card;
 
   function grid(cls, visible, cells) {
     // cells: [{x, y, node}]; keeps the newest `visible` columns
@@ -136,7 +131,7 @@
     return flat(board[road]).map((m, i) => ({ x: board.layout[road][i][0], y: board.layout[road][i][1], node: cellFor(m) }));
   }
 
-  D.register("baccarat", function (board, heroBox, history, result, message) {
+  function draw(board, heroBox, history, result, message) {
     hero(board, heroBox, result, message);
     const beads = board.bead_plate.map((b, i) => ({ x: Math.floor(i / 6), y: i % 6, node: bead(b) }));
     history.replaceChildren(
@@ -144,5 +139,8 @@
       roadBox("bead_plate", "bead-plate", beads),
       ...[["big_eye_boy", "eye"], ["small_road", "small"], ["cockroach_pig", "roach"]].map(([road, kind]) => (
         roadBox(road, `derived ${kind}`, placedCells(board, road, (m) => derivedCell(kind, m))))));
-  });
+  }
+
+  D.register("baccarat", draw);
+  D.register("chemin_de_fer", draw);  // chemin de fer's coups on the same roads (004 §I)
 })();

@@ -9,7 +9,9 @@ window.BoardDraw = (function () {
   const RED = new Set([1, 3, 5, 7, 9, 12, 14, 16, 18, 19, 21, 23, 25, 27, 30, 32, 34, 36]);
   // Pip positions on a 3x3 grid, cells numbered 0..8 row by row.
   const PIPS = { 1: [4], 2: [2, 6], 3: [2, 4, 6], 4: [0, 2, 6, 8], 5: [0, 2, 4, 6, 8], 6: [0, 2, 3, 5, 6, 8] };
-  const VOID_KIND = { roulette: "void.roulette", baccarat: "void.cards", punto_banco: "void.cards" };
+  const VOID_KIND = { roulette: "void.roulette", baccarat: "void.cards", punto_banco: "void.cards",
+                      chemin_de_fer: "void.cards", blackjack: "void.cards" };
+  const SUIT = { H: "♥", D: "♦", C: "♣", S: "♠" };
   const games = {};
 
   function el(tag, cls, text) {
@@ -57,6 +59,13 @@ window.BoardDraw = (function () {
     const row = el("div", "dice");
     faces.forEach((f) => row.appendChild(die(f, size)));
     return row;
+  }
+
+  // A playing card as the shoe reads it ("10H", "AS", "TD"): rank and suit symbol, hearts and diamonds red.
+  function card(text) {
+    const suit = text.slice(-1).toUpperCase();
+    const rank = text.slice(0, -1).toUpperCase().replace("T", "10");
+    return el("span", `card ${suit === "H" || suit === "D" ? "red-suit" : ""}`, `${rank}${SUIT[suit] || suit}`);
   }
 
   function colourOf(n) {
@@ -171,6 +180,11 @@ window.BoardDraw = (function () {
     } else if (result.faces) {
       main.appendChild(dice(result.faces, "die-large"));
       main.appendChild(el("div", "hero-total", result.total));
+    } else if (result.outcome && result.outcome.dealer) {  // blackjack: the dealer's hand and total
+      const hand = el("div", "cards");
+      result.outcome.dealer.cards.forEach((c) => hand.appendChild(card(c)));
+      main.appendChild(hand);
+      main.appendChild(el("div", "hero-total", result.outcome.dealer.total));
     } else if (result.outcome && result.outcome.winner) {
       const w = { banker: "B", player: "P", tie: "T" }[result.outcome.winner] || result.outcome.winner;
       main.appendChild(tagged("div", `hero-winner ${w}`, `bac.${result.outcome.winner}`));
@@ -186,6 +200,6 @@ window.BoardDraw = (function () {
     return games[game];
   }
 
-  return { el, tagged, panel, facts, dice, numberBall, drawLimits, drawPaytable, flash, voidKey, drawHeroFromResult,
+  return { el, tagged, panel, facts, dice, card, numberBall, drawLimits, drawPaytable, flash, voidKey, drawHeroFromResult,
            register, drawerFor };
 })();

@@ -9,6 +9,10 @@ window.BoardText = (function () {
     en: {
       "game.roulette": "ROULETTE", "game.baccarat": "PUNTO BANCO", "game.craps": "CRAPS", "game.cussec": "CUSSEC",
       "game.banca_francesa": "BANCA FRANCESA", "game.paikao": "P'AI KAO",
+ "game.chemin_de_fer": "CHEMIN DE FER", "game.blackjack": "BLACKJACK",
+      "bj.dealer": "DEALER", "bj.bust": "BUST", "bj.blackjack": "BLACKJACK", "bj.stands": "{n}", "bj.busts": "DEALER BUSTS",
+      "bj.blackjacks": "DEALER BLACKJACKS", "bet.box": "box", "bet.insurance": "insurance", "bet.surrender": "surrender",
+      "bet.even money": "even money", "bet.blackjack": "blackjack",
       "status.connecting": "connecting", "status.online": "online", "status.offline": "table offline",
       "status.locked": "table closed", "status.no_broker": "no connection",
       "offline.title": "OFFLINE", "offline.closed": "CLOSED", "offline.reconnecting": "reconnecting…",
@@ -53,6 +57,10 @@ window.BoardText = (function () {
     pt: {
       "game.roulette": "ROLETA", "game.baccarat": "PUNTO BANCO", "game.craps": "CRAPS", "game.cussec": "CUSSEC",
       "game.banca_francesa": "BANCA FRANCESA", "game.paikao": "PAI KAO",
+ "game.chemin_de_fer": "CHEMIN DE FER", "game.blackjack": "BLACKJACK",
+      "bj.dealer": "BANCA", "bj.bust": "REBENTOU", "bj.blackjack": "BLACKJACK", "bj.stands": "{n}", "bj.busts": "BANCA REBENTOU",
+      "bj.blackjacks": "BLACKJACKS DA BANCA", "bet.box": "casa", "bet.insurance": "seguro", "bet.surrender": "desistência",
+      "bet.even money": "pagamento igual", "bet.blackjack": "blackjack",
       "status.connecting": "a ligar", "status.online": "em linha", "status.offline": "mesa fora de linha",
       "status.locked": "mesa fechada", "status.no_broker": "sem ligação",
       "offline.title": "FORA DE LINHA", "offline.closed": "FECHADA", "offline.reconnecting": "a religar…",
@@ -99,6 +107,10 @@ window.BoardText = (function () {
     zh: {
       "game.roulette": "輪盤", "game.baccarat": "百家樂", "game.craps": "花旗骰", "game.cussec": "骰寶",
       "game.banca_francesa": "法國銀行", "game.paikao": "牌九",
+ "game.chemin_de_fer": "鐵路百家樂", "game.blackjack": "廿一點",
+      "bj.dealer": "莊家", "bj.bust": "爆牌", "bj.blackjack": "黑傑克", "bj.stands": "{n}", "bj.busts": "莊家爆牌",
+      "bj.blackjacks": "莊家黑傑克", "bet.box": "投注格", "bet.insurance": "保險", "bet.surrender": "投降",
+      "bet.even money": "等額賠付", "bet.blackjack": "黑傑克",
       "status.connecting": "連線中", "status.online": "已連線", "status.offline": "枱面離線", "status.locked": "暫停",
       "status.no_broker": "未能連線",
       "offline.title": "離線", "offline.closed": "暫停", "offline.reconnecting": "重新連線中…",

@@ -106,8 +106,9 @@ class RouletteHistory(History):
             wheel=self.wheel, wheel_order=list(WHEELS[self.wheel]))
 
 
-class BaccaratHistory(History):
-    game = "baccarat"
+class ShoeHistory(History):
+    """A card game's history: it follows the shoe (emptied at a new shoe), numbering the shoes of a session."""
+
     reset_on = "new_shoe"
 
     def __init__(self, table_id: str, settings: BoardSettings = BoardSettings(),
@@ -115,17 +116,22 @@ class BaccaratHistory(History):
         self.shoe = shoe
         super().__init__(table_id, settings, table)
 
+    def reset(self, reason: str | None = None) -> None:
+        """A new shoe (the next shoe number) or a new session (shoe 1 again)."""
+        self.shoe = 1 if reason == "new_session" else self.shoe + 1
+        super().reset(reason)
+
+
+class BaccaratHistory(ShoeHistory):
+    game = "baccarat"
+    board_type: type[p.BaccaratBoard] = p.BaccaratBoard
+
     def clear(self) -> None:
         self.coups: list[Coup] = []
         self.last_coup = False
 
     def size(self) -> int:
         return len(self.coups)
-
-    def reset(self, reason: str | None = None) -> None:
-        """A new shoe (the next shoe number) or a new session (shoe 1 again)."""
-        self.shoe = 1 if reason == "new_session" else self.shoe + 1
-        super().reset(reason)
 
     def add(self, coup: Coup, round: int | None = None, round_id: str | None = None,
             last_coup: bool = False) -> None:
@@ -145,7 +151,7 @@ class BaccaratHistory(History):
         for name in DERIVED_ROADS:
             layout[name] = dragon_tail_layout([len(col) for col in derived[name]])
         n = shoe_counts(self.coups)
-        return p.BaccaratBoard(
+        return self.board_type(
             shoe=self.shoe, last_coup=self.last_coup,
             counts=p.BaccaratCounts(n.coups, n.banker, n.player, n.tie, n.banker_pair, n.player_pair),
             bead_plate=[p.BeadView(c.winner, c.banker_pair, c.player_pair) for c in self.coups],
@@ -155,6 +161,48 @@ class BaccaratHistory(History):
             cockroach_pig=derived["cockroach_pig"],
             layout={name: [[x, y] for x, y in cells] for name, cells in layout.items()},
             next=next_marks_for(road))
+
+
+class ChemindeFerHistory(BaccaratHistory):
+    """Chemin de fer's coups on the baccarat roads (004 §I: the bank "B", the punter "P", equal points "T")."""
+
+    game = "chemin_de_fer"
+    board_type = p.ChemindeFerBoard
+
+
+@dataclass(frozen=True, slots=True)
+class BlackjackCoup:
+    dealer: tuple[str, ...]
+    total: int
+    bust: bool
+    blackjack: bool
+    boxes: int
+
+
+class BlackjackHistory(ShoeHistory):
+    """Blackjack: the dealer's hand of each coup this shoe (totals, busts, blackjacks)."""
+
+    game = "blackjack"
+
+    def clear(self) -> None:
+        self.coups: list[BlackjackCoup] = []
+
+    def size(self) -> int:
+        return len(self.coups)
+
+    def add(self, coup: BlackjackCoup, round: int | None = None, round_id: str | None = None) -> None:
+        self.coups.append(coup)
+        self._followed(round, round_id)
+
+    def board(self) -> p.BlackjackBoard:
+        cs = self.coups
+        standing = [c.total for c in cs if not c.bust and not c.blackjack and 17 <= c.total <= 21]
+        counts = p.BlackjackCounts(coups=len(cs), busts=sum(c.bust for c in cs),
+                                   blackjacks=sum(c.blackjack for c in cs),
+                                   totals={str(t): standing.count(t) for t in range(17, 22)})
+        last = [p.BlackjackCoupView(list(c.dealer), c.total, c.bust, c.blackjack, c.boxes)
+                for c in reversed(cs[-self.settings.last_n:])]
+        return p.BlackjackBoard(shoe=self.shoe, last=last, last_n=self.settings.last_n, counts=counts)
 
 
 class CrapsHistory(History):

@@ -24,8 +24,8 @@ from ..config import TableConfig
 from ..errors import TableError
 from ..rules.dice import outcome_index
 from .dice_history import craps_state_after
-from .history import (BaccaratHistory, BoardSettings, CrapsHistory, History, PaiKaoHistory, RouletteHistory,
-                      ThreeDiceHistory)
+from .history import (BaccaratHistory, BlackjackCoup, BlackjackHistory, BoardSettings, ChemindeFerHistory,
+                      CrapsHistory, History, PaiKaoHistory, RouletteHistory, ShoeHistory, ThreeDiceHistory)
 from .payload import BoardMessage, TableInfo
 from .results_text import DICE
 from .table_info import table_info
@@ -33,7 +33,8 @@ from .roulette_stats import Spin
 
 # The service's game names (config [game] name) and the board each gets.
 BOARD_OF_GAME = {"roulette": "roulette", "punto_banco": "baccarat", "baccarat": "baccarat", "craps": "craps",
-                 "cussec": "cussec", "banca_francesa": "banca_francesa", "paikao": "paikao"}
+                 "cussec": "cussec", "banca_francesa": "banca_francesa", "paikao": "paikao",
+                 "chemin_de_fer": "chemin_de_fer", "blackjack": "blackjack"}
 BOARD_KINDS = ("result", "event")  # the journal records a board follows
 RESET_RECORD = "board_reset"  # journalled with each reset: where a restart's replay starts
 
@@ -54,13 +55,13 @@ def history_for(game: str, table_id: str, settings: BoardSettings = BoardSetting
     if board in ("cussec", "banca_francesa"):
         return ThreeDiceHistory(board, table_id, settings, table)
     cls = {"roulette": RouletteHistory, "baccarat": BaccaratHistory, "craps": CrapsHistory,
-           "paikao": PaiKaoHistory}[board]
+           "paikao": PaiKaoHistory, "chemin_de_fer": ChemindeFerHistory, "blackjack": BlackjackHistory}[board]
     return cls(table_id, settings, table)
 
 
 def history_for_config(config: TableConfig, source: str = "<config>") -> History | None:
     """The board history a table configuration gets, with its `[board]` settings and its limits and
-    paytable; None for a game that has no result board (blackjack, chemin de fer)."""
+    paytable; None for a game that has no result board."""
     game = type(config.game).__struct_config__.tag
     if game not in BOARD_OF_GAME:
         return None
@@ -128,13 +129,13 @@ class BoardKeeper:
         return self.history.message(utc)
 
     def reset_mark(self) -> dict[str, Any]:
-        """What a `board_reset` record holds: the reason, and baccarat's shoe number."""
+        """What a `board_reset` record holds: the reason, and a card game's shoe number."""
         h = self.history
-        return {"reason": h.reset_reason, "shoe": h.shoe if isinstance(h, BaccaratHistory) else None}
+        return {"reason": h.reset_reason, "shoe": h.shoe if isinstance(h, ShoeHistory) else None}
 
     def _reset(self, reason: str | None, shoe: int | None = None) -> None:
         self.history.reset(reason)
-        if shoe is not None and isinstance(self.history, BaccaratHistory):
+        if shoe is not None and isinstance(self.history, ShoeHistory):
             self.history.shoe = shoe
         self.resets += 1
 
@@ -143,10 +144,10 @@ class BoardKeeper:
         kind, h = event.get("kind"), self.history
         detail = event.get("detail") or {}
         if kind == "table_opened":
-            if not isinstance(h, BaccaratHistory):  # baccarat's roads follow the shoe, not the session
+            if not isinstance(h, ShoeHistory):  # a card game's board follows the shoe, not the session
                 self._reset("new_session")
             return True
-        if kind == "new_shoe" and isinstance(h, BaccaratHistory):
+        if kind == "new_shoe" and isinstance(h, ShoeHistory):
             shoe = detail.get("shoe")
             self._reset("new_shoe", shoe if isinstance(shoe, int) and not isinstance(shoe, bool) else h.shoe + 1)
             return True
@@ -180,6 +181,10 @@ class BoardKeeper:
                 player_pair = outcome.get("player_pair", _pair(cards.get("player")))
                 h.add(Coup(winner, bool(banker_pair), bool(player_pair)), **ref,
                       last_coup=bool(outcome.get("last_coup", False)))
+            elif isinstance(h, BlackjackHistory):
+                dealer = outcome["dealer"]
+                h.add(BlackjackCoup(tuple(map(str, dealer["cards"])), int(dealer["total"]), bool(dealer["bust"]),
+                                    bool(dealer["blackjack"]), len(outcome["boxes"])), **ref)
             elif isinstance(h, CrapsHistory):
                 faces = self._faces(result)
                 # the service's own state, when it sends it, wins over the board's reckoning

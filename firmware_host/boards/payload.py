@@ -169,7 +169,35 @@ class PaiKaoBoard(Struct, frozen=True, tag_field="game", tag="paikao"):
     seat_counts: list[int]  # how often each of the 8 seats received the first stack
 
 
-AnyBoard = Union[RouletteBoard, BaccaratBoard, CrapsBoard, CussecBoard, BancaFrancesaBoard, PaiKaoBoard]
+class ChemindeFerBoard(BaccaratBoard, frozen=True, tag="chemin_de_fer"):
+    """Chemin de fer's results on the baccarat roads (winner "B": the bank won, "P": the punter, "T": equal
+    points, a void coup under I.76); its shoe as baccarat's."""
+
+
+class BlackjackCoupView(Struct, frozen=True):
+    dealer: list[str]  # the dealer's cards as dealt ("AS", "10H")
+    total: int  # the dealer's best total (over 21: bust)
+    bust: bool
+    blackjack: bool  # ace and a ten-value card as the first two (V.21)
+    boxes: int  # boxes played this coup
+
+
+class BlackjackCounts(Struct, frozen=True):
+    coups: int
+    busts: int  # coups the dealer busted
+    blackjacks: int  # coups the dealer had blackjack
+    totals: dict[str, int]  # dealer's standing totals "17".."21" -> coups
+
+
+class BlackjackBoard(Struct, frozen=True, tag_field="game", tag="blackjack"):
+    shoe: int  # shoes since the session opened, from 1
+    last: list[BlackjackCoupView]  # newest first, at most `last_n`
+    last_n: int
+    counts: BlackjackCounts  # over this shoe's coups
+
+
+AnyBoard = Union[RouletteBoard, BaccaratBoard, ChemindeFerBoard, CrapsBoard, CussecBoard, BancaFrancesaBoard,
+                 PaiKaoBoard, BlackjackBoard]
 
 
 class BoardMessage(Struct, frozen=True, kw_only=True, tag_field="type", tag="board"):

@@ -5,7 +5,9 @@ countdown (`state`), closes it and plays, as a table would.
 
 Draws: dice and the wheel at random (the ball's direction alternating, 004 §X.15); punto banco
 dealt card by card from a shuffled 8-deck shoe through the rules core's dealing validator, with
-"last coup" when fewer than the cut card's 12 cards are left and a new shoe after it (004 §II).
+"last coup" when fewer than the cut card's 12 cards are left and a new shoe after it (004 §II);
+chemin de fer's stand-in coups are dealt the same way (the board shows only who won); blackjack's are
+the dealer's hands drawn to 17 from a shuffled 6-deck shoe (004 §V.19), a new shoe every 40 coups.
 It is for board vendors testing a screen, for `make board` when no simulated table is running,
 and for the board page's browser test. It does not journal: the service is the table of record.
 """
@@ -26,7 +28,8 @@ from ..clock import utc_after
 from ..errors import BrokerUnreachable
 from ..mqtt.contract import Availability, EventPayload, ResultPayload, TableState, Topics
 from ..mqtt.link import LinkSettings, MqttLink, Will
-from ..rules.cards import shoe_composition
+from ..rules.blackjack_hand import Hand, dealer_stands
+from ..rules.cards import parse_card, shoe_composition
 from ..rules.punto_banco_deal import PuntoBancoCoup
 from .history import BoardSettings
 from .keeper import BOARD_OF_GAME, BoardKeeper
@@ -35,7 +38,9 @@ from .results_text import DICE, parse_coups, parse_faces, parse_spins
 
 CUT_CARD = 12  # punto banco: the cut card ~12 cards from the end (DIGEST, 004 §II)
 WORD = {"B": "banker", "P": "player", "T": "tie"}
-PLAY_PHASE = {"roulette": "spinning", "baccarat": "dealing", "cussec": "revealing"}  # dice: "throwing"
+PLAY_PHASE = {"roulette": "spinning", "baccarat": "dealing", "chemin_de_fer": "dealing", "blackjack": "dealing",
+              "cussec": "revealing"}  # dice: "throwing"
+BLACKJACK_SHOE = 40  # coups of a stand-in blackjack shoe
 BETTING_SHARE = 0.75  # of the interval between results, betting is open
 
 
@@ -62,8 +67,10 @@ def steps_from_text(game: str, text: str) -> list[Step]:
 def drawn_steps(game: str, rng: random.Random) -> Iterator[Step]:
     """Endless fresh results for `game`."""
     board = BOARD_OF_GAME[game]
-    if board == "baccarat":
+    if board in ("baccarat", "chemin_de_fer"):
         yield from _dealt_coups(rng)
+    elif board == "blackjack":
+        yield from _dealers_hands(rng)
     elif board == "roulette":
         for direction in itertools.cycle(("cw", "ccw")):
             yield Step({"number": rng.randrange(37), "outcome": {"direction": direction}})
@@ -96,6 +103,24 @@ def _dealt_coups(rng: random.Random) -> Iterator[Step]:
                 break
             next(deck)  # one card burnt before every coup but the first
             left -= 1
+
+
+def _dealers_hands(rng: random.Random) -> Iterator[Step]:
+    while True:
+        cards = [card for card, n in shoe_composition(6).items() for _ in range(n)]
+        rng.shuffle(cards)
+        deck = iter(cards)
+        for _ in range(BLACKJACK_SHOE):
+            dealer = [parse_card(next(deck)) for _ in range(2)]
+            while not dealer_stands(dealer):
+                dealer.append(parse_card(next(deck)))
+            hand = Hand(dealer)
+            boxes = rng.randint(1, 7)
+            yield Step({"cards": {"dealer": [str(c) for c in dealer]},
+                        "outcome": {"dealer": {"cards": [str(c) for c in dealer], "total": hand.total,
+                                               "bust": hand.bust, "blackjack": hand.is_blackjack},
+                                    "boxes": [{"box": n, "hands": []} for n in range(1, boxes + 1)]}})
+        yield Step(event="new_shoe")
 
 
 def utc_now() -> str:

@@ -159,7 +159,8 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="make board", description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="craps",
-                        choices=["craps", "cussec", "banca_francesa", "roulette", "baccarat", "paikao"])
+                        choices=["craps", "cussec", "banca_francesa", "roulette", "baccarat", "paikao", "blackjack",
+                                 "chemin_de_fer"])
     parser.add_argument("--source", default="auto", choices=["auto", "service", "replay"],
                         help="auto: the service when config/sim-<game>.toml exists, else the replay")
     parser.add_argument("--http-port", type=int, default=8080, help="page server port (0: any free port)")

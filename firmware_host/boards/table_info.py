@@ -8,7 +8,7 @@ the X.27 ratios; punto banco's from II.20).
 
 from __future__ import annotations
 
-from ..config import PaiKaoGame, PuntoBancoGame, RouletteGame, TableConfig
+from ..config import BlackjackGame, ChemindeFerGame, PaiKaoGame, PuntoBancoGame, RouletteGame, TableConfig
 from ..games import build_dice_game, build_table_game
 from ..rules.money import format_ratio
 from ..rules.roulette import CHANCES, PAYMENT_ORDER
@@ -33,6 +33,20 @@ def _rows_and_maxima(config: TableConfig, source: str) -> tuple[list[PaytableRow
                 PaytableRow("tie", format_ratio(rules.tie_pays), condition="player and banker push on a tie")]
         maxima = {bet: rules.maximum_for(bet) for bet in ("player", "banker", "tie")}
         return rows, {bet: m for bet, m in maxima.items() if m is not None}
+    if isinstance(game, BlackjackGame):
+        rows = [PaytableRow("box", "1:1", condition="a push on equal totals (V.21)"),
+                PaytableRow("blackjack", "3:2", condition="V.21"),
+                PaytableRow("even money", "1:1", condition="a blackjack against the dealer's ace (V.34)"),
+                PaytableRow("insurance", "2:1", condition="up to half the box's stake (V.33)"),
+                PaytableRow("surrender", "1:2", condition="half the stake returned (V.36)")]
+        return rows, dict(config.limits.per_bet_maximum)
+    if isinstance(game, ChemindeFerGame):
+        rules = build_table_game(config, source)
+        rows = [PaytableRow("player", "1:1", condition="a punter against the bank"),
+                PaytableRow("banker", format_ratio(rules.bank_pays),
+                            condition=f"the bank's wins less {game.commission_pct}% (I.47)"),
+                PaytableRow("tie", "0:1", condition="equal points: the coup is void, stakes returned (I.76)")]
+        return rows, dict(config.limits.per_bet_maximum)
     rules = build_dice_game(config, source)
     rows = [PaytableRow(r.bet, r.pays, r.number, r.condition) for r in rules.edge_rows()]
     return rows, dict(rules.limits.per_bet_maximum)

@@ -43,6 +43,8 @@ def result_text(game: str, summary: RoundSummary) -> str:
     if "number" in fields:
         ball = f" (ball {outcome['direction']})" if outcome.get("direction") else ""
         return f"{fields['number']} {outcome.get('colour', '')}{ball}"
+    if "cards" in fields and "dealer" in fields["cards"]:
+        return blackjack_text(outcome)
     if "cards" in fields:
         cards = fields["cards"]
         return (f"player {' '.join(cards['player'])} ({outcome.get('player_points')})  banker "
@@ -66,6 +68,14 @@ def dice_text(game: str, faces: list[int], total: int, outcome: dict[str, Any]) 
         result = cussec_result(tuple(faces))
         return "triple: small and big lose" if result.triple else result.chance or ""
     return ""
+
+
+def blackjack_text(outcome: dict[str, Any]) -> str:
+    """Blackjack: the dealer's hand, then each box's hand totals (`3:18/21`: box 3 split, two hands)."""
+    dealer = outcome["dealer"]
+    said = " bust" if dealer["bust"] else " blackjack" if dealer["blackjack"] else ""
+    boxes = " ".join(f"{b['box']}:{'/'.join(str(h['total']) for h in b['hands'])}" for b in outcome["boxes"])
+    return f"dealer {' '.join(dealer['cards'])} ({dealer['total']}{said})  boxes {boxes}"
 
 
 def winner_text(winner: str | None) -> str:

@@ -318,12 +318,34 @@ class TileEntry(Struct, forbid_unknown_fields=True):
     face_up: Annotated[list[TileText], Meta(max_length=4)] = []
 
 
+# What the cards cannot tell, decided at the card tables' consoles (docs/mqtt.md, "console"): blackjack (004 §V)
+# and chemin de fer (004 §I); the table's game says which it takes.
+PlayAction = Literal["draw", "stand", "double", "split", "surrender", "insure", "no_insurance", "even_money",
+                     "side_split", "side_double", "next_box", "discard", "bank", "banco", "suivi", "garage",
+                     "pass_bank", "fault"]
+PLAY_ACTIONS: tuple[str, ...] = PlayAction.__args__
+
+
+class PlayDetail(Struct, forbid_unknown_fields=True):
+    """What a play action names beyond the box or hand whose turn it is (docs/mqtt.md, "console")."""
+
+    box: Annotated[int, Meta(ge=1, le=7)] | None = None
+    hand: Annotated[int, Meta(ge=1, le=32)] | None = None
+    ticket: Text | None = None  # a bet on a box: a side bettor's insurance, split or double
+    amount: Annotated[int, Meta(ge=1, le=10**12)] | None = None  # insurance; the bank's capital
+    match: bool | None = None  # side_split: the side bettor follows the split (V.28)
+    holder: Text | None = None  # the bank's holder (I.30, I.39); the punter taking the cards (I.105 e)
+    fault: Text | None = None  # chemin de fer: the fault's code (docs/rules-cards.md)
+    reconstitute: bool = False  # a fault the dealer can reconstitute (I.104 c)
+
+
 class ConsoleRequest(Struct, tag_field="type", tag="console", forbid_unknown_fields=True):
-    action: ConsoleAction | TileAction
+    action: ConsoleAction | TileAction | PlayAction
     who: Text | None = None  # a display name only: who acted is the broker user the request came from
     why: Annotated[str, Meta(max_length=500)] | None = None
     result: ManualResult | None = None
     tiles: TileEntry | None = None
+    play: PlayDetail | None = None
     schema: Literal[1] = 1
 
 

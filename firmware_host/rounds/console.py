@@ -3,8 +3,9 @@ what / why, published on `events`, then carried out by the engine.
 
 Actions (docs/mqtt.md, console): open_betting, no_more_bets, confirm, void (needs why),
 new_shooter, new_shoe, close_table, override (supervisor key on; a supervisor's why and a result);
-and the P'ai Kao tile entries (tiles, clear_tiles), which the game's family checks (`console_problem`)
-and carries out (`console_act`).
+and the game's own actions: the P'ai Kao tile entries (tiles, clear_tiles) and the card tables' plays
+(draw, stand, double, banco, fault ...), which the game's family checks (`console_problem`) and carries
+out (`console_act`).
 `who` is the console device or the broker user the request came from; a request's own `who` is
 kept as `display_name` beside it, never in its place.
 """
@@ -90,13 +91,15 @@ def handle_console(engine, command: ConsoleCommand) -> None:
         txn.record("supervisor_override" if supervisor else "console_action",
                    {"action": command.action, **identity(command), "why": command.why, "source": command.source,
                     "result": command.result, "accepted": True, "phase": engine.phase.value,
-                    "attempt": engine.attempt, **({"tiles": command.tiles} if command.tiles else {})},
+                    "attempt": engine.attempt, **({"tiles": command.tiles} if command.tiles else {}),
+                    **({"play": command.play} if command.play else {})},
                    round=engine.round or None)
         display = {"display_name": command.display_name} if command.display_name else {}
         engine.event("supervisor_override" if supervisor else "dealer_action",
                      {"action": command.action, "source": command.source, "phase": engine.phase.value,
                       **({"result": command.result} if command.result else {}),
-                      **({"tiles": command.tiles} if command.tiles else {}), **display},
+                      **({"tiles": command.tiles} if command.tiles else {}),
+                      **({"play": command.play} if command.play else {}), **display},
                      who=command.who, why=command.why, txn=txn)
         if command.reply:
             respond(txn, command.reply, ConsoleResponse(table=engine.settings.table_id, seq=0, utc=txn.utc,

@@ -91,6 +91,8 @@ def describe_fields(fields: dict[str, Any]) -> str:
         return "-".join(map(str, fields["faces"]))
     if fields.get("number") is not None:
         return f"number {fields['number']}"
+    if dealer := fields.get("outcome", {}).get("dealer"):  # blackjack
+        return f"dealer {dealer['total']}{' bust' if dealer['bust'] else ''}"
     return str(fields.get("outcome", {}).get("winner", "?"))
 
 
@@ -265,6 +267,7 @@ class RoundEngine:
             self.publish_state(txn)
         self.devices.phase_changed(Phase.BETTING.value, self.round, self.attempt)
         self.checkpoint("round_opened", self.round)
+        self.family.round_opened()
 
     def betting_seconds(self) -> float:
         """How long betting stays open before the timer closes it; 0 when only the dealer closes it."""

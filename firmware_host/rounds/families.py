@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ..mqtt.contract import TILE_ACTIONS, ManualResult
+from ..mqtt.contract import PLAY_ACTIONS, TILE_ACTIONS, ManualResult
 from ..rules.banca_francesa import DECIDING
 from ..rules.dice import BadThrow, outcome_index
 from .books import DiceBook
@@ -44,6 +44,9 @@ class Family:
     # the round
     def handle(self, item: Any) -> None:
         log.warning("%s table: ignored %s", self.game, type(item).__name__)
+
+    def round_opened(self) -> None:
+        """A round opened and takes bets (chemin de fer: the bank carried from the last coup)."""
 
     def betting_closed(self) -> None:
         """No more bets: the dealer throws / spins / deals next."""
@@ -88,11 +91,11 @@ class Family:
         outcome, fields = outcome_fields
         self.engine.manual_reading(outcome, fields, who, why)
 
-    # the game's own console actions (rounds/console.py)
+    # the game's own console actions (rounds/console.py): P'ai Kao's tile entries, the card tables' plays
     def console_problem(self, command) -> tuple[str, str] | None:
         """Why the game cannot take this console action now (reason, message), or None; the engine's own
         actions (open_betting, confirm ...) were checked before, and the game may refuse them too."""
-        if command.action in TILE_ACTIONS:
+        if command.action in TILE_ACTIONS or command.action in PLAY_ACTIONS:
             return "not_allowed_now", f"{self.game} has no {command.action} at its console"
         return None
 

@@ -46,6 +46,7 @@ class ConsoleCommand:
     reply: Reply | None = None
     display_name: str | None = None
     tiles: dict[str, Any] | None = None  # P'ai Kao tile entry: seat, pairs, face_up (docs/mqtt.md, console)
+    play: dict[str, Any] | None = None  # a play action's details (box, ticket, amount, fault ...): docs/mqtt.md
 
 
 @dataclass(frozen=True)

@@ -235,11 +235,11 @@ def handle_console_request(engine, request: TableRequest) -> None:
         refuse_console(engine, ConsoleCommand("unknown", who=request.user, source="mqtt", reply=request.reply),
                        "bad_request", str(exc))
         return
-    result = ({k: v for k, v in msgspec.structs.asdict(decoded.result).items() if v is not None}
-              if decoded.result else None)
+    result, play = (({k: v for k, v in msgspec.structs.asdict(part).items() if v is not None} if part else None)
+                    for part in (decoded.result, decoded.play))
     tiles = msgspec.to_builtins(decoded.tiles) if decoded.tiles else None
     command = ConsoleCommand(decoded.action, request.user, decoded.why, result, "mqtt", request.reply,
-                             display_name=decoded.who, tiles=tiles)
+                             display_name=decoded.who, tiles=tiles, play=play)
     if decoded.action == "override" and request.user not in engine.settings.access.supervisors:
         refuse_console(engine, command, NOT_AUTHORISED, f"{request.user} is not a supervisor: only supervisors "
                                                         "may override a result")

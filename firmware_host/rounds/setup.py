@@ -46,18 +46,21 @@ def family_factory(config: TableConfig, source: str) -> Callable[[Any], Any]:
         rules = build_dice_game(config, source)
         return lambda engine: CussecFamily(engine, rules)
     name = game_name(config)
-    if name in ("roulette", "punto_banco"):
-        from ..games import build_table_game
-        from .table_families import BaccaratFamily, RouletteFamily
+    if name in TABLE_FAMILIES:
+        from importlib import import_module
 
+        from ..games import build_table_game
+
+        module, cls_name = TABLE_FAMILIES[name]
+        cls = getattr(import_module(module, __package__), cls_name)
         rules = build_table_game(config, source)
-        cls = RouletteFamily if name == "roulette" else BaccaratFamily
         return lambda engine: cls(engine, rules)
-    if name == "paikao":
-        from ..games import build_table_game
-        from .paikao_family import PaiKaoFamily
-
-        rules = build_table_game(config, source)
-        return lambda engine: PaiKaoFamily(engine, rules)
     raise ConfigError(f"{source}: game.name: `tablehw run` does not run {name} tables yet "
-                      "(craps, banca_francesa, cussec, roulette, punto_banco and paikao are supported)")
+                      f"(craps, banca_francesa, cussec and {', '.join(TABLE_FAMILIES)} are supported)")
+
+
+# The card, wheel and tile games' round families: game -> (module, class), imported when the table starts.
+TABLE_FAMILIES = {"roulette": (".table_families", "RouletteFamily"), "punto_banco": (".table_families", "BaccaratFamily"),
+                  "blackjack": (".blackjack_table", "BlackjackFamily"),
+                  "chemin_de_fer": (".chemin_de_fer_table", "ChemindeFerFamily"),
+                  "paikao": (".paikao_family", "PaiKaoFamily")}

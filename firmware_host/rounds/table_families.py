@@ -15,7 +15,6 @@ restart by replaying the journalled cards.
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +25,8 @@ from ..rules.cards import parse_card
 from ..rules.roulette import RouletteBet, spin_view
 from .books import LayoutBook
 from .families import Family
-from .inputs import CardSeen, CutCardSeen, Phase, ShoeLoaded, SpinSeen
+from .inputs import CardSeen, Phase, SpinSeen
+from .shoe_family import ShoeFamily
 
 log = logging.getLogger(__name__)
 
@@ -115,35 +115,18 @@ class JournalledCoup:
         return self
 
 
-class BaccaratFamily(Family):
+class BaccaratFamily(ShoeFamily):
     game = "punto_banco"
-    play_phase = Phase.DEALING
 
     def __init__(self, engine, rules) -> None:
-        super().__init__(engine, LayoutBook(rules))
-        self.rules = rules
-        self.shoe = rules.new_shoe()
-        self.shoe_number = 1
-        self.coup = None
+        super().__init__(engine, rules, LayoutBook(rules))
         self.held: tuple[Any, Misdeal] | None = None
-
-    def state_view(self) -> dict[str, Any]:
-        view = {"shoe": self.shoe_number, "cards_left": self.shoe.cards_left, "last_coup": self.shoe.last_coup}
-        if self.coup is not None and self.engine.phase in (Phase.DEALING, Phase.HELD):
-            view["due"] = self.coup.due().view()
-        return view
-
-    def state_data(self) -> Any:
-        return {"shoe": self.shoe_number}
 
     def restore_state(self, data: Any) -> None:
         """Rebuild the shoe: replay every journalled card since the shoe was loaded."""
         if isinstance(data, dict):
             self.shoe_number = data.get("shoe", 1)
-        shoe_start = self.engine.journal.last_record(("shoe",))
-        self.shoe = self.rules.new_shoe()
-        if shoe_start is not None:
-            self.shoe_number = shoe_start.data()["shoe"]
+        shoe_start = self.shoe_start()
         coup, coup_round = None, None
         for record in self.engine.journal.records(kind="card", after=shoe_start.seq if shoe_start else 0):
             data = record.data()
@@ -167,51 +150,14 @@ class BaccaratFamily(Family):
         self.held = None
         self.engine.expect_reading(Phase.DEALING)
 
-    def handle(self, item: Any) -> None:
-        engine = self.engine
-        if isinstance(item, CardSeen) and engine.phase in (Phase.DEALING, Phase.CONFIRMING):
-            self.card(item)  # while confirming, the coup is complete: any card is one too many
-        elif isinstance(item, CutCardSeen):
-            if self.coup is not None and engine.phase in (Phase.DEALING, Phase.HELD):
-                self.coup.cut_card()
-            else:
-                self.shoe.cut_card()
-            self._journal_card({"action": "cut", "after": item.after_position})
-            engine.event("last_coup", {"after_position": item.after_position})
-        elif isinstance(item, ShoeLoaded):
-            self.new_shoe()
-        elif isinstance(item, CardSeen):
-            self.stray_card(item)
-        else:
-            super().handle(item)
-
-    def _journal_card(self, data: dict) -> None:
-        with self.engine.journal.transaction() as txn:
-            txn.record("card", data, round=self.engine.round)
-            self.engine.publish_state(txn)
-        self.engine.checkpoint("card", self.engine.round)  # a crash with part of the coup out of the shoe
-
     def card(self, item: CardSeen) -> None:
         try:
             self.coup.deal(item.card)
         except Misdeal as misdeal:
             self.misdeal(item, misdeal)
             return
-        self._journal_card({"action": "dealt", "card": item.card, "position": item.position})
+        self.journal_card({"action": "dealt", "card": item.card, "position": item.position})
         self._maybe_complete()
-
-    def stray_card(self, item: CardSeen) -> None:
-        """A card out of the shoe between coups: it goes to the discard (and counts as out of the shoe)."""
-        engine = self.engine
-        log.warning("card %s out of the shoe while %s: not part of a coup, discarded", item.card, engine.phase.value)
-        try:
-            self.shoe.take(parse_card(item.card), self.shoe.rules.article)
-        except Misdeal as exc:
-            engine.event("misdeal", {"kind": exc.kind.value, "card": item.card, "message": exc.message})
-            return
-        self._journal_card({"action": "discarded", "card": item.card, "position": item.position})
-        engine.event("misdeal", {"kind": "card_not_due", "card": item.card, "phase": engine.phase.value,
-                                 "remedy": "burn_card"})
 
     def misdeal(self, item: CardSeen, misdeal: Misdeal) -> None:
         engine = self.engine
@@ -219,7 +165,7 @@ class BaccaratFamily(Family):
                   "article": misdeal.article, "message": misdeal.message}
         log.warning("round %d misdeal: %s", engine.round, misdeal)
         if misdeal.remedy is Remedy.VOID_COUP or self.coup.is_void:
-            self._journal_card({"action": "void", "card": item.card, "position": item.position})
+            self.journal_card({"action": "void", "card": item.card, "position": item.position})
             engine.event("misdeal", detail)
             engine.void_round(f"misdeal: {misdeal.kind.value}")
             return
@@ -238,11 +184,11 @@ class BaccaratFamily(Family):
         self.held = None
         if misdeal.remedy is Remedy.BURN_CARD:
             self.coup.discard(item.card)
-            self._journal_card({"action": "discarded", "card": item.card, "position": item.position})
+            self.journal_card({"action": "discarded", "card": item.card, "position": item.position})
         else:
             self.coup.deal(item.card, misdeal.due.to if misdeal.due else None)
-            self._journal_card({"action": "dealt", "card": item.card, "position": item.position,
-                                "to": misdeal.due.to if misdeal.due else None})
+            self.journal_card({"action": "dealt", "card": item.card, "position": item.position,
+                               "to": misdeal.due.to if misdeal.due else None})
         if self.engine.pending is not None:  # the coup was complete and waiting for the dealer's confirm
             self.engine.set_phase(Phase.CONFIRMING, event="misdeal_corrected", detail={"card": item.card})
             return
@@ -255,27 +201,8 @@ class BaccaratFamily(Family):
         result = self.coup.result()
         view = result.view()
         cards = {"player": view.pop("player"), "banker": view.pop("banker")}
-        evidence = None
-        if self.engine.evidence is not None:  # the scanner's log of this coup, card by card
-            log_data = {"shoe": self.shoe_number, "round": self.engine.round, "cards": cards,
-                        "burned": [str(c) for c in self.coup.burned], "discarded": [str(c) for c in self.coup.discarded]}
-            evidence = self.engine.evidence.save(f"punto_banco-{self.engine.round:08d}-{self.engine.attempt}.json",
-                                                 json.dumps(log_data).encode())
+        evidence = self.save_coup_log({"cards": cards})
         self.engine.reading(self.coup, {"cards": cards, "outcome": view}, evidence=evidence)
-
-    def dealer_void(self, who: str | None, why: str | None) -> None:
-        if self.coup is not None and not self.coup.is_void:
-            self.coup.void(why or "dealer void", "dealer console")
-        self.engine.void_round("dealer_void", who=who, why=why)
-
-    def reading_overdue(self) -> None:
-        self.engine.set_phase(Phase.HELD, event="device", detail={"device": "shoe", "message": "no card in time"})
-
-    def interrupted(self) -> str:
-        return "void_round"  # cards dealt while the controller was down cannot be vouched for
-
-    def settle(self, coup) -> list:
-        return self.book.settle_with(self.rules.settle(coup, self.book.bets()))
 
     def outcome_from(self, fields: dict) -> Any:
         winner = fields.get("outcome", {}).get("winner")
@@ -293,20 +220,3 @@ class BaccaratFamily(Family):
         view = baccarat_result(player, banker).view()
         fields = {"cards": {"player": view.pop("player"), "banker": view.pop("banker")}, "outcome": view}
         return JournalledCoup(view["winner"]), fields
-
-    # --- shoes -------------------------------------------------------------------------------
-    def round_finished(self) -> None:
-        self.coup = None
-        if self.shoe.finished and self.engine.wants_more_rounds():
-            self.engine.set_phase(Phase.PREPARING, event="shoe_finished", detail={"shoe": self.shoe_number})
-        else:
-            super().round_finished()
-
-    def new_shoe(self) -> None:
-        self.shoe = self.rules.new_shoe()
-        self.shoe_number += 1
-        with self.engine.journal.transaction() as txn:
-            txn.record("shoe", {"shoe": self.shoe_number}, round=self.engine.round or None)
-            self.engine.event("new_shoe", {"shoe": self.shoe_number}, txn=txn)  # the boards start the shoe
-        if self.engine.phase is Phase.PREPARING and self.engine.table_open:
-            self.engine.open_round()

@@ -61,7 +61,11 @@ class ChemindeFer:
             return
         if not bank:
             raise BetRefused(RefusalReason.NOT_ALLOWED_NOW, "the bank must be announced before the punters bet (I.39-40)")
-        self.punter_rule.check(bet, same_bet_total(bet, placed))
+        punted = [b for b in placed if b.bet == "player"]
+        if not punted and bet.stake == bank[0].stake:
+            self.bank_rule.check(bet)  # a banco (I.45): the whole bank, whatever it grew to, not a multiple (I.36)
+        else:
+            self.punter_rule.check(bet, same_bet_total(bet, placed))
         covered = bet.stake + sum(b.stake for b in placed if b.bet == "player")
         if covered > bank[0].stake:
             raise BetRefused(RefusalReason.OVER_TABLE_LIMIT, f"the punters would total {covered}, over the bank "

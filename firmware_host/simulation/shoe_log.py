@@ -12,8 +12,9 @@ that the controller never recorded). So a card is written here, and fsynced, bef
 to the controller, as a physical card is out of the shoe before the scanner reports it.
 
 Lines (JSON): first `{"shoe": N, "cards": [...], "cut_at": P}` (a shoe loaded: its order and where
-the cut card sits), then one per card `{"coup": K, "card": "5C", "as": "dealt" | "discarded"}`
-and `{"coup": K, "cut": P}` when the cut card comes out. A torn last line (a kill during the
+the cut card sits), then one per card `{"coup": K, "card": "5C", "as": "dealt" | "discarded" | "held"}`,
+`{"coup": K, "cut": P}` when the cut card comes out, and at the tables whose coups need decisions
+`{"coup": K, "open": {...}}`, `{"coup": K, "decision": {...}}`, `{"coup": K, "fault": {...}}`. A torn last line (a kill during the
 write) is a card that was never handed over: it is dropped.
 """
 
@@ -95,6 +96,10 @@ class ShoeLog:
     def cut(self, coup: int, position: int) -> None:
         """The cut card came out after `position` cards."""
         self._append({"coup": coup, "cut": position})
+
+    def note(self, coup: int, **entry) -> None:
+        """What else the dealer did in a coup: `open` (the places dealt), a `decision`, a `fault`."""
+        self._append({"coup": coup, **entry})
 
     def _append(self, entry: dict) -> None:
         with open(self.path, "a") as handle:

@@ -78,6 +78,9 @@ class SimulatedTable:
     def show_result(self, fields: dict) -> None:
         """Light the winning areas / show the result on the table (nothing to do in the simulation)."""
 
+    def deal(self, round_no: int, attempt: int, places: list[str]) -> None:
+        """A card coup opens on these places ("box 3", "dealer"; "player", "banker"): the dealer deals them."""
+
     # --- helpers ------------------------------------------------------------------------------
     def later(self, fn: Callable[[], None], factor: float = 1.0) -> None:
         self.scheduler.after(self.settings.action_seconds * factor, fn)
@@ -89,10 +92,7 @@ class SimulatedTable:
 
     def _betting(self, round_no: int, attempt: int) -> None:
         done = threading.Event()
-        if self.terminals is not None:
-            self.terminals.place_bets(round_no, done.set)
-        else:
-            done.set()
+        self.place_bets(round_no, done.set)
         start = self.scheduler
         waited = [0.0]
         step = max(0.01, self.settings.betting_seconds / 4)
@@ -110,6 +110,13 @@ class SimulatedTable:
                 start.after(step, check)
 
         start.after(step, check)
+
+    def place_bets(self, round_no: int, done: Callable[[], None]) -> None:
+        """The terminals bet for this round; `done()` once every bet is answered."""
+        if self.terminals is not None:
+            self.terminals.place_bets(round_no, done)
+        else:
+            done()
 
     def close_betting(self, round_no: int) -> None:
         self.sink(ConsoleCommand("no_more_bets", who="sim-dealer", source="sim"))

@@ -6,7 +6,9 @@ for an owner it may bet for, with replies in its own tree `<prefix>/replies/<use
 and count the answers; the simulated dealer closes betting once every bet is answered. (They share
 one MQTT connection: the loopback broker of a simulation has no accounts.)
 A few bets are wrong on purpose (under the minimum, unknown bet, a bet not allowed now) and one
-arrives after "no more bets", so the refusals show in the run.
+arrives after "no more bets", so the refusals show in the run. At chemin de fer a round may be a
+banco (`place_banco`): one punter covers the whole bank, at the capital the table's `state` shows for
+that round (the terminals read `state`, as a real terminal shows it).
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ def bet_maker(game: str, bet_ids: list[str], minimum: int, rng: random.Random) -
             return BetRequest(ticket, owner, "no_such_bet", stake)
         if roll < 0.03:
             return BetRequest(ticket, owner, bet_ids[0], max(1, minimum // 2) if minimum > 1 else 0)
+        if game == "blackjack":  # a box (V.2), the minimum or a multiple of it (V.14)
+            return BetRequest(ticket, owner, "box", stake, number=rng.randint(1, 7))
         if game == "roulette":
             kind = rng.choice(("straight", "dozen", "split", *ROULETTE_SIMPLE, *ROULETTE_SIMPLE))
             if kind == "straight":
@@ -75,6 +79,10 @@ class SimulatedTerminals:
         self.bets_per_round = bets_per_round
         self.rng = random.Random(seed)
         self.answers: Counter = Counter()  # "accepted" or the refusal reason
+        self.state: dict = {}  # the table's last `state`
+        self._banco: tuple[int, str | None, Callable[[], None]] | None = None  # (round, owner, done) waiting
+        self._bancos: dict[bytes, tuple[int, str]] = {}  # banco tickets sent: (round, owner)
+        self.bancos: dict[int, str] = {}  # round -> the owner whose banco bet was accepted
         self._outstanding: set[bytes] = set()
         self._done: Callable[[], None] | None = None
         self._lock = threading.Lock()
@@ -92,9 +100,13 @@ class SimulatedTerminals:
 
     def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
         client.subscribe(f"{self.topics.replies}+/{REPLY_LEAF}", qos=1)
+        client.subscribe(self.topics.state, qos=1)
         self._ready.set()
 
     def _on_message(self, client, userdata, message) -> None:
+        if message.topic == self.topics.state:
+            self._on_state(message.payload)
+            return
         correlation = getattr(message.properties, "CorrelationData", None)
         try:
             answer = msgspec.json.decode(message.payload, type=BetResponse)
@@ -104,6 +116,9 @@ class SimulatedTerminals:
         done = None
         with self._lock:
             self.answers["accepted" if answer.accepted else answer.reason or "refused"] += 1
+            if answer.accepted and correlation in self._bancos:
+                round_no, owner = self._bancos[correlation]
+                self.bancos[round_no] = owner
             if correlation in self._outstanding:
                 self._outstanding.discard(correlation)
                 if not self._outstanding and self._done:
@@ -129,6 +144,43 @@ class SimulatedTerminals:
             self._done = done
         for user, request in requests:
             self._send(user, request)
+
+    def place_banco(self, round_no: int, done: Callable[[], None], owner: str | None = None) -> None:
+        """Chemin de fer: one punter (`owner`, else one at random) bets the whole bank as soon as this
+        round's `state` shows it (I.45); `done()` once answered."""
+        with self._lock:
+            self._banco = (round_no, owner, done)
+        self._on_state(None)
+
+    def banco_answer(self, round_no: int) -> str | None:
+        """The owner whose banco bet was accepted in this round, if one was."""
+        with self._lock:
+            return self.bancos.get(round_no)
+
+    def _on_state(self, payload: bytes | None) -> None:
+        with self._lock:
+            if payload is not None:
+                try:
+                    self.state = msgspec.json.decode(payload)
+                except msgspec.DecodeError:
+                    return
+            waiting, state = self._banco, self.state
+            bank = (state.get("game_state") or {}).get("bank") or {}
+            if waiting is None or state.get("round") != waiting[0] or state.get("phase") != "betting" \
+                    or not bank.get("holder"):
+                return
+            self._banco = None
+            round_no, owner, done = waiting
+            owners = [o for owners in self.terminals.values() for o in owners if o != bank["holder"]]
+            owner = owner if owner in owners else self.rng.choice(owners) if owners else None
+            if owner is None:
+                done()
+                return
+            request = BetRequest(f"r{round_no}-banco-{uuid.uuid4().hex[:6]}", owner, "player", bank["capital"])
+            self._bancos[request.ticket.encode()] = (round_no, owner)
+            self._outstanding = {request.ticket.encode()}
+            self._done = done
+        self._send(next(user for user, owned in self.terminals.items() if owner in owned), request)
 
     def late_bet(self, round_no: int) -> None:
         """One bet after "no more bets": the table must refuse it (betting_closed)."""

@@ -87,20 +87,37 @@ class SimulatedShoe(SimulatedTable):
         self.number, self.cards, self.cut_at = found.shoe, found.cards, found.cut_at
         self.model = self.rules.new_shoe()
         self.coup, self.coup_no, self.position = None, 0, 0
+        opened: dict[int, dict] = {}
         for line in found.out:
+            if "open" in line:
+                opened[line["coup"]] = line["open"]
+                continue
             if self.coup is None or line["coup"] != self.coup_no:
                 self._abandon()
-                self.coup, self.coup_no = self.rules.new_coup(self.model), line["coup"]
+                self.coup, self.coup_no = self.model_coup(opened.get(line["coup"], {})), line["coup"]
             if "cut" in line:
                 self.coup.cut_card()
                 self.cut_at = -1
-            elif line["as"] == "discarded":
-                self.coup.discard(line["card"])
+            elif "card" in line:
+                self.replay_card(line["card"], line["as"])
                 self.position += 1
             else:
-                self.coup.deal(line["card"])
-                self.position += 1
+                self.replay_line(line)
         self._abandon()
+
+    def model_coup(self, opened: dict):
+        """The dealer's own validator for a coup (`opened`: what the coup's opening line recorded)."""
+        return self.rules.new_coup(self.model)
+
+    def replay_card(self, card: str, how: str) -> None:
+        """A card the record says left the shoe: `dealt` to the coup or `discarded`."""
+        if how == "discarded":
+            self.coup.discard(card)
+        else:
+            self.coup.deal(card)
+
+    def replay_line(self, line: dict) -> None:
+        """A line of the record other than a card or the cut card (a decision, in the games with some)."""
 
     def _abandon(self) -> None:
         """The coup in hand will not be finished (the table voided it, or restarted): its cards are discarded."""
@@ -146,23 +163,34 @@ class SimulatedShoe(SimulatedTable):
         with self._hand:
             if coup is not self.coup or not any(self.still(phase, round_no) for phase in ("dealing", "held", "confirming")):
                 return
-            if self.position >= len(self.cards):
-                log.error("simulated shoe %d is empty", self.number)
+            card = self.next_card(coup)
+            if card is None:
                 return
-            if self.position == self.cut_at:
-                self.cut_at = -1
-                coup.cut_card()
-                self.record.cut(self.coup_no, self.position)
-                self.sink(CutCardSeen(self.position))
-            card = self.cards[self.position]
             extra = coup.is_complete  # one card too many (a dealing slip): the table must catch it
             if extra:
                 coup.discard(card)
             else:
                 coup.deal(card)
-            self.record.card(self.coup_no, card, "discarded" if extra else "dealt")  # out of the shoe, then seen
-            self.position += 1
-            self.sink(CardSeen(card, self.position))
+            self.hand_over(card, "discarded" if extra else "dealt")
             again = not extra and (not coup.is_complete or self.rng.random() < self.settings.void_rate)
         if again:
             self.later(lambda: self._deal(coup, round_no, attempt), 0.25)
+
+    def next_card(self, coup) -> str | None:
+        """The next card in the shoe, the cut card first when it comes out (None: the shoe is empty)."""
+        if self.position >= len(self.cards):
+            log.error("simulated shoe %d is empty", self.number)
+            return None
+        if self.position == self.cut_at:
+            self.cut_at = -1
+            coup.cut_card()
+            self.record.cut(self.coup_no, self.position)
+            self.sink(CutCardSeen(self.position))
+        return self.cards[self.position]
+
+    def hand_over(self, card: str, how: str) -> None:
+        """The card leaves the shoe (recorded first, as a physical card is out before it is seen), then the
+        scanner reports it."""
+        self.record.card(self.coup_no, card, how)
+        self.position += 1
+        self.sink(CardSeen(card, self.position))

@@ -16,6 +16,13 @@ from .terminals import SimulatedTerminals, bet_maker
 log = logging.getLogger(__name__)
 
 
+# game -> (module, simulated table, the bet ids its terminals place)
+CARD_AND_WHEEL = {"roulette": (".wheel_and_shoe", "SimulatedWheel", ["straight"]),
+                  "punto_banco": (".wheel_and_shoe", "SimulatedShoe", ["banker", "player", "tie"]),
+                  "blackjack": (".card_dealers", "SimulatedBlackjackDealer", ["box"]),
+                  "chemin_de_fer": (".chemin_de_fer_dealer", "SimulatedChemindeFerDealer", ["player"])}
+
+
 def simulated_devices(config: TableConfig, source: str, sim: SimulationSection, evidence: EvidenceStore, url: str,
                       topics: Topics) -> tuple[Any, SimulatedTerminals | None]:
     import random
@@ -31,18 +38,21 @@ def simulated_devices(config: TableConfig, source: str, sim: SimulationSection, 
         cls = SimulatedDome if name == "cussec" else SimulatedDiceTable
         n_dice = rules.n_dice
         make_table = lambda terminals: cls(name, n_dice, sim, evidence, terminals, seed=sim.seed)  # noqa: E731
-    elif name in ("roulette", "punto_banco"):
-        from .wheel_and_shoe import SimulatedShoe, SimulatedWheel
+    elif name in CARD_AND_WHEEL:
+        from importlib import import_module
 
-        bet_ids = ["straight"] if name == "roulette" else ["banker", "player", "tie"]
         from ..games import build_table_game
 
+        module, cls_name, bet_ids = CARD_AND_WHEEL[name]
+        cls = getattr(import_module(module, __package__), cls_name)
         rules = build_table_game(config, source)
-        cls = SimulatedWheel if name == "roulette" else SimulatedShoe
+        players = [owner for owners in config.access.terminals.values() for owner in owners]
 
         def make_table(terminals):
             table = cls(name, 0, sim, evidence, terminals, seed=sim.seed)
             table.rules = rules
+            if name == "chemin_de_fer":
+                table.players = players  # who may hold the bank
             return table
     elif name == "paikao":
         from .bowl_and_tiles import SimulatedBowl

@@ -14,7 +14,8 @@ from .page_fixtures import ROOT
 
 EXAMPLE_CONFIG = {"craps": "craps-macau-2010", "cussec": "cussec-portugal-1995",
                   "banca_francesa": "banca-francesa-portugal-1995", "roulette": "roulette-french-portugal-1995",
-                  "baccarat": "punto-banco-portugal-1995", "paikao": "paikao-macau"}
+                  "baccarat": "punto-banco-portugal-1995", "paikao": "paikao-macau",
+                  "blackjack": "blackjack-portugal-1995", "chemin_de_fer": "chemin-de-fer-portugal-1995"}
 GAMES = tuple(EXAMPLE_CONFIG)
 
 

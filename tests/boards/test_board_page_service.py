@@ -24,14 +24,18 @@ def shows_result(page, game: str, result: dict) -> None:
     """The hero shows this result's dice, number or winner."""
     if game == "roulette":
         assert page.locator("#hero .hero-ball").inner_text() == str(result["number"])
-    elif game == "baccarat":
+    elif game in ("baccarat", "chemin_de_fer"):
         assert page.locator("#hero .hero-winner").inner_text() == WORD[result["outcome"]["winner"]]
+    elif game == "blackjack":  # the dealer's hand and total (004 §V)
+        dealer = result["outcome"]["dealer"]
+        assert page.locator("#hero .hero-total").inner_text() == str(dealer["total"])
+        assert page.locator("#hero .card").count() == len(dealer["cards"])
     else:
         faces = [int(d.get_attribute("data-face")) for d in page.locator("#hero .die").all()]
         assert faces == result["faces"]
 
 
-@pytest.mark.parametrize("game", ["craps", "cussec", "roulette", "baccarat", "paikao"])
+@pytest.mark.parametrize("game", ["craps", "cussec", "roulette", "baccarat", "paikao", "blackjack", "chemin_de_fer"])
 def test_page_follows_the_simulated_table(page, page_server, ws_broker, tmp_path, game):
     sim = ROOT / "config" / f"sim-{game}.toml"
     if not sim.exists():

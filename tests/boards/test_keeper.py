@@ -77,8 +77,8 @@ def test_bad_results_are_refused_with_the_round_named(game, fields, message):
 
 
 def test_unknown_game():
-    with pytest.raises(BoardInputError, match="no result board for game 'blackjack'"):
-        BoardKeeper("blackjack", "t1")
+    with pytest.raises(BoardInputError, match="no result board for game 'pachinko'"):
+        BoardKeeper("pachinko", "t1")
 
 
 def test_board_settings_and_table_info_from_the_config(repo_root):
@@ -102,7 +102,6 @@ def test_board_settings_and_table_info_from_the_config(repo_root):
     data["board"] = {"lastn": 5}
     with pytest.raises(ConfigError, match="board.lastn: unknown key"):
         parse_config(data, "roulette.toml")
-    assert history_for_config(load_config(repo_root / "config" / "blackjack-portugal-1995.toml")) is None
     default = history_for_config(load_config(repo_root / "config" / "punto-banco-macau.toml"))
     assert default.settings.last_n == 20 and default.table_id == "punto_banco"
 

@@ -161,6 +161,16 @@ def test_an_observer_that_fails_does_not_stop_the_others(caplog):
     assert counting.voids == ["cocked"] and "ClosedPipe.attempt_voided failed" in caplog.text
 
 
+def test_a_blackjack_line_gives_the_dealers_hand_and_each_boxs_totals():
+    report, _ = report_for("blackjack", "portugal-1995")
+    outcome = {"dealer": {"cards": ["6D", "5C", "KS"], "total": 21, "bust": False, "blackjack": False},
+               "boxes": [{"box": 1, "hands": [{"total": 20}]}, {"box": 4, "hands": [{"total": 19}, {"total": 23}]}]}
+    assert "dealer 6D 5C KS (21)  boxes 1:20 4:19/23  | 3 bets: kept MOP 2.00" in report.round_line(
+        summary({"cards": {"dealer": ["6D", "5C", "KS"]}, "outcome": outcome}, kept=200))
+    outcome["dealer"] = {"cards": ["AS", "KD"], "total": 21, "bust": False, "blackjack": True}
+    assert "dealer AS KD (21 blackjack)" in report.round_line(summary({"cards": {"dealer": []}, "outcome": outcome}))
+
+
 def test_a_journal_it_cannot_read_is_not_called_new_and_locks_the_table_out(tmp_path):
     """A journal of another format (or damaged) at start: the run says so, and the start-up check locks out."""
     broker = MosquittoBroker(tmp_path / "broker").start()

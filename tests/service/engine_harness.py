@@ -36,14 +36,19 @@ class RecordingDevices:
     def show_result(self, fields):
         self.calls.append(("show", fields))
 
+    def deal(self, round_no, attempt, places):
+        self.calls.append(("deal", round_no, attempt, places))
+
 
 def make_engine(path: Path, game: str = "craps", rules: dict | None = None, key: bytes | None = None,
-                **table) -> RoundEngine:
-    """`rules`: [game] keys replaced in the sim config (e.g. {"odds_withdrawal": "until_decision"})."""
+                access: dict | None = None, **table) -> RoundEngine:
+    """`rules`: [game] keys replaced in the sim config (e.g. {"odds_withdrawal": "until_decision"});
+    `access`: [access] keys replaced (e.g. {"terminals": {"term-1": ["p1", "p2"]}})."""
     source = str(ROOT / "config" / f"sim-{game}.toml")
     config = load_config(source)
     config = msgspec.structs.replace(config, table=msgspec.structs.replace(config.table, **table),
-                                     game=msgspec.structs.replace(config.game, **(rules or {})))
+                                     game=msgspec.structs.replace(config.game, **(rules or {})),
+                                     access=msgspec.structs.replace(config.access, **(access or {})))
     journal = Journal.open(path, key=key)
     engine = RoundEngine(engine_settings(config), journal, Topics("tablehw", config.table.id),
                          family_factory(config, source), RecordingDevices())
