@@ -111,6 +111,20 @@ def split_statements(text: str) -> list[str]:
     return statements
 
 
+def wal_mode(conn: sqlite3.Connection, wait_s: float = 30.0) -> str:
+    """Switch the books to WAL; the journal mode in force after. SQLite does not call its busy handler
+    for this switch, so when another instance is opening the same new file at the same moment it answers
+    "database is locked" at once: try again for up to `wait_s`."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            return conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 class Database:
     """A connection to the books (not shared between threads: each thread connects its own)."""
 
@@ -142,7 +156,7 @@ class Database:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False, timeout=30.0)
                 conn.execute("PRAGMA busy_timeout = 30000")
-                mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+                mode = wal_mode(conn)
                 if mode.lower() != "wal":
                     raise BooksUnavailable(f"{self.path}: cannot switch the books to WAL mode (got {mode})")
                 conn.execute("PRAGMA synchronous = FULL")

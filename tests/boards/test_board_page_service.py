@@ -14,7 +14,7 @@ import pytest
 from tests.service.listener import Listener
 
 from .page_fixtures import ROOT, chromium, page, page_server, screens, screenshot, ws_broker  # noqa: F401
-from .test_board_page import WITHIN_MS, open_board
+from .test_board_page import PAGE_WAIT_MS, open_board
 
 pytestmark = pytest.mark.slow
 WORD = {"banker": "BANKER", "player": "PLAYER", "tie": "TIE"}
@@ -58,12 +58,12 @@ def test_page_follows_the_simulated_table(page, page_server, ws_broker, tmp_path
                        if not m.json()["void"] and m.json()["round_id"] not in seen)
             result = got.json()
             seen.add(result["round_id"])
-            left_ms = max(1, WITHIN_MS - (time.monotonic() - got.monotonic) * 1000)
+            left_ms = max(1, PAGE_WAIT_MS - (time.monotonic() - got.monotonic) * 1000)
             page.wait_for_function(f"document.getElementById('hero').dataset.roundId === '{result['round_id']}'",
                                    timeout=left_ms)
             lags.append(time.monotonic() - got.monotonic)
             page.wait_for_function(f"document.getElementById('board').dataset.roundId === '{result['round_id']}'",
-                                   timeout=WITHIN_MS)
+                                   timeout=PAGE_WAIT_MS)
             shows_result(page, game, result)
         print(f"\n{game} service -> page: {max(lags) * 1000:.0f} ms at most after the subscriber had the result")
         boards = [m.json() for m in listener.snapshot("board")]

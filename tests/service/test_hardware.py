@@ -83,9 +83,10 @@ def test_craps_round_on_console_camera_and_vision(tmp_path, rendered_throw):
         pin.drive_low()
         time.sleep(0.1)
         pin.drive_high()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60
         while time.monotonic() < deadline and engine.phase.value != "throwing":
             time.sleep(0.01)
+        assert engine.phase.value == "throwing", f"the console's no more bets was not taken: {engine.phase}"
         camera.throw(throw)  # the shooter throws
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not list(engine.journal.records(kind="result")):
@@ -98,6 +99,10 @@ def test_craps_round_on_console_camera_and_vision(tmp_path, rendered_throw):
     assert actions[0]["detail"]["source"] == "gpio" and actions[0]["detail"]["action"] == "no_more_bets"
     result = [r for _, r in sent(engine, "/result")][0]
     assert result["round"] == 1 and result["attempt"] == 1
+    if result["reason"] == "no_reading":  # a machine so loaded that no reading came in reading_timeout_s: no image
+        assert result["void"] and result["evidence"] is None and not records(engine, "settlement")
+        journal.close()
+        return
     assert result["evidence"]["ref"].endswith(".jpg") and (tmp_path / "storage" / result["evidence"]["ref"]).exists()
     if result["void"]:
         # vision was not sure (its call, issue 4): the attempt is void with vision's reason, nothing is
