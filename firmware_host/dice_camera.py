@@ -34,8 +34,9 @@ from .rounds.inputs import DeviceHealthChanged, DiceSeen
 
 log = logging.getLogger(__name__)
 
-VISION_GAMES = {"craps": "craps", "banca_francesa": "banca-francesa", "cussec": "cussec"}
-THROWN = {"craps", "banca_francesa"}  # the dice are thrown: a rest counts only after motion
+VISION_GAMES = {"craps": "craps", "banca_francesa": "banca-francesa", "cussec": "cussec", "paikao": "paikao"}
+# The dice are thrown (or P'ai Kao's bowl shaken and lifted off them): a rest counts only after motion.
+THROWN = {"craps", "banca_francesa", "paikao"}
 REST_SECONDS = 0.3  # the dice must lie still this long (9 frames at 30 fps); 3 reads spread over it
 READS = 3
 OFFER_EVERY_S = 0.5  # while bets are open, a still frame is offered to the empty-table model this often

@@ -51,23 +51,17 @@ def test_driver_events_become_engine_inputs():
     assert to_input(spin) == SpinSeen(17, "ccw", "same_direction")
 
 
-@pytest.fixture
-def rendered_throw(tmp_path):
-    """A craps throw rendered by vision (the dice roll in, bounce off the wall, rest), the camera stand-in
-    that will show it, and the calibration made on the empty table (kept beside it, as installed)."""
-    replay = rendered_replay(tmp_path, seed=11, throws=1)
-    return ThrowingCamera(replay.empty), replay.throws[0], replay.calibration
-
-
-def test_craps_round_on_console_camera_and_vision(tmp_path, rendered_throw):
-    camera, throw, calibration = rendered_throw
-    faces = sorted(d.top_value for d in throw.rest)
-    source = str(ROOT / "config" / "sim-craps.toml")
+def play_throw(tmp_path, game: str, replay, until) -> RoundEngine:
+    """The table of config/sim-<game>.toml on its devices (GPIO console on mock pins, the camera stand-in,
+    vision calibrated on the rendered table): the dealer presses no more bets, the replay's first throw is
+    shown to the camera, and the engine runs until `until(engine)` (bounded). Returns the engine, stopped."""
+    camera = ThrowingCamera(replay.empty)
+    source = str(ROOT / "config" / f"sim-{game}.toml")
     config = load_config(source)
     section = msgspec.convert({"console": PINS, "camera": {"kind": "v4l2", "device": "stand-in"}}, DevicesSection)
     factory = MockFactory()
     evidence = EvidenceStore(tmp_path / "storage", 7)
-    table = HardwareTable(section, "craps", evidence, pin_factory=factory, calibration=str(calibration),
+    table = HardwareTable(section, game, evidence, pin_factory=factory, calibration=str(replay.calibration),
                           capture_factory=camera)
     journal = Journal.open(tmp_path / "storage" / "journal.sqlite")
     engine = RoundEngine(engine_settings(config), journal, Topics("tablehw", config.table.id),
@@ -87,9 +81,9 @@ def test_craps_round_on_console_camera_and_vision(tmp_path, rendered_throw):
         while time.monotonic() < deadline and engine.phase.value != "throwing":
             time.sleep(0.01)
         assert engine.phase.value == "throwing", f"the console's no more bets was not taken: {engine.phase}"
-        camera.throw(throw)  # the shooter throws
+        camera.throw(replay.throws[0])  # the shooter throws (P'ai Kao: the bowl is shaken and lifted)
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not list(engine.journal.records(kind="result")):
+        while time.monotonic() < deadline and not until(engine):
             time.sleep(0.1)
         stop.set()
         loop.join(10)
@@ -97,11 +91,17 @@ def test_craps_round_on_console_camera_and_vision(tmp_path, rendered_throw):
         table.stop()
     actions = [e for e in records(engine, "event") if e["kind"] == "dealer_action"]
     assert actions[0]["detail"]["source"] == "gpio" and actions[0]["detail"]["action"] == "no_more_bets"
+    return engine
+
+
+def test_craps_round_on_console_camera_and_vision(tmp_path):
+    replay = rendered_replay(tmp_path, seed=11, throws=1)
+    faces = sorted(d.top_value for d in replay.throws[0].rest)
+    engine = play_throw(tmp_path, "craps", replay, lambda e: list(e.journal.records(kind="result")))
     result = [r for _, r in sent(engine, "/result")][0]
     assert result["round"] == 1 and result["attempt"] == 1
     if result["reason"] == "no_reading":  # a machine so loaded that no reading came in reading_timeout_s: no image
         assert result["void"] and result["evidence"] is None and not records(engine, "settlement")
-        journal.close()
         return
     assert result["evidence"]["ref"].endswith(".jpg") and (tmp_path / "storage" / result["evidence"]["ref"]).exists()
     if result["void"]:
@@ -112,4 +112,20 @@ def test_craps_round_on_console_camera_and_vision(tmp_path, rendered_throw):
     else:
         assert sorted(result["faces"]) == faces  # what vision read is what was rendered
         assert records(engine, "settlement")[0]["round"] == 1
-    journal.close()
+    engine.journal.close()
+
+
+def test_paikao_bowl_read_by_the_camera_gives_the_first_seat(tmp_path):
+    """002 Art. 1.2-1.5: the four dice in the bowl, read by the camera once the bowl is lifted and they rest,
+    give the first seat; a bowl vision is not sure of is shaken again (a void attempt), never a guessed seat."""
+    replay = rendered_replay(tmp_path, seed=2, throws=1, game="paikao")  # a rendered P'ai Kao bowl
+    faces = sorted(d.top_value for d in replay.throws[0].rest)
+    engine = play_throw(tmp_path, "paikao", replay, lambda e: any(
+        x["kind"] in ("first_seat", "attempt_void") for x in records(e, "event")) or e.attempt > 1)
+    seats = [e["detail"] for e in records(engine, "event") if e["kind"] == "first_seat"]
+    if seats:
+        assert sorted(seats[0]["faces"]) == faces and seats[0]["total"] == sum(faces)
+        assert engine.phase.value in ("dealing", "held")  # the tiles are entered next, seat by seat
+    else:  # vision declined this bowl: shaken again, nothing decided
+        assert engine.attempt >= 2 and not records(engine, "settlement")
+    engine.journal.close()

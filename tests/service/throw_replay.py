@@ -38,11 +38,12 @@ class Replay:
     throws: list[ThrowFrames]
 
 
-def rendered_replay(tmp: Path, seed: int, throws: int, kinds: tuple[str, ...] = ("valid",)) -> Replay:
-    """A craps rig of `seed`, its calibration (with the empty table kept beside it) and `throws` throws
+def rendered_replay(tmp: Path, seed: int, throws: int, kinds: tuple[str, ...] = ("valid",),
+                    game: str = "craps") -> Replay:
+    """A `game` rig of `seed`, its calibration (with the empty table kept beside it) and `throws` throws
     whose resting dice are of `kinds` in turn (scene kinds of vision.synthetic_scenes)."""
     rng = np.random.default_rng(seed)
-    rig = random_rig("craps", rng)
+    rig = random_rig(game, rng)
     clean, _ = render(rig.scene([], rng, clean=True), rng)
     path = tmp / "camera.json"
     calibrate(clean, rig.layout, float(rig.camera.position[2])).save(path, empty_table=clean)
