@@ -82,6 +82,17 @@ class Listener:
         self.client.loop_stop()
 
 
+def firsts(listener: Listener, suffix: str) -> list[dict]:
+    """The payloads on topics ending in `suffix`, each seq once (a redelivered copy left out), in arrival order."""
+    seen, out = set(), []
+    for m in listener.snapshot(suffix):
+        body = m.json()
+        if body["seq"] not in seen:
+            seen.add(body["seq"])
+            out.append(body)
+    return out
+
+
 def reply_tree(topic: str) -> str:
     """The requester's own reply tree for a request topic `<prefix>/tables/<t>/<kind>/<user>` or
     `<prefix>/slots|jackpots/<id>/request/<user>`: `<prefix>/replies/<user>`."""

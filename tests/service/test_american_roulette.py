@@ -10,21 +10,11 @@ import pytest
 
 from firmware_host.rules.roulette import AMERICAN_NUMBERING_WHEEL
 
-from .listener import Listener
+from .listener import Listener, firsts
 from .table_run import check_bets_settled_once, journal_rows, run_table, table_config
 
 GAME, TABLE = "roulette_american", "sim-roulette-american"
 FAST = {"action_seconds": 0.01, "betting_seconds": 0.03}
-
-
-def firsts(listener, suffix):
-    seen, out = set(), []
-    for m in listener.snapshot(suffix):
-        body = m.json()
-        if body["seq"] not in seen:
-            seen.add(body["seq"])
-            out.append(body)
-    return out
 
 
 def test_fifty_spins_with_terminals_settled_once_and_the_board_shows_the_american_numbering(broker, tmp_path):

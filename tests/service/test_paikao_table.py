@@ -12,21 +12,11 @@ import pytest
 
 from firmware_host.rules.paikao_tiles import SET
 
-from .listener import Listener
+from .listener import Listener, firsts
 from .table_run import check_bets_settled_once, journal_rows, run_table, table_config
 
 GAME, TABLE = "paikao", "sim-paikao"
 FAST = {"action_seconds": 0.01, "betting_seconds": 0.03}
-
-
-def firsts(listener, suffix):
-    seen, out = set(), []
-    for m in listener.snapshot(suffix):
-        body = m.json()
-        if body["seq"] not in seen:
-            seen.add(body["seq"])
-            out.append(body)
-    return out
 
 
 def test_fifty_deals_with_terminals_every_seat_settled_once_against_the_banker(broker, tmp_path):

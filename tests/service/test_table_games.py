@@ -3,18 +3,8 @@ the cut card's last coup and a new shoe (004 §II, X)."""
 
 from __future__ import annotations
 
-from .listener import Listener
+from .listener import Listener, firsts
 from .table_run import check_bets_settled_once, journal_rows, run_table, table_config
-
-
-def firsts(listener, suffix):
-    seen, out = set(), []
-    for m in listener.snapshot(suffix):
-        body = m.json()
-        if body["seq"] not in seen:
-            seen.add(body["seq"])
-            out.append(body)
-    return out
 
 
 def test_roulette_void_spins_are_respun_with_the_ball_back_on_the_last_number(broker, tmp_path):
