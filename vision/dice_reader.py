@@ -268,10 +268,10 @@ class DiceReader:
         ratio = silhouette_ratio(d, ctx)
         if ratio is None:
             return d
-        if ratio < EMPTY_SILHOUETTE or not_surely_flat(d.lie, p_flat, ratio):
+        if ratio < EMPTY_SILHOUETTE:
             return replace(d, sure=False)
         if ratio <= FLAT_SILHOUETTE:
-            return d
+            return replace(d, sure=False) if not_surely_flat(d.lie, p_flat, ratio) else d
         if f.pose_probs is not None and float(f.pose_probs[0]) >= self.settings.surely_flat:
             return replace(d, sure=False)
         tipped = Pose.COCKED if f.pose_probs is None else TIPPED_ALONE[int(np.argmax(f.pose_probs[1:]))]
