@@ -22,8 +22,8 @@ from .face_crops import CROP_PX, crop, crop_matrix
 from .pose_net import DEFAULT_POSE_WEIGHTS, PoseNet, View
 from .pip_reader import FACE_PX, SPAN, FaceRead, dominant_angle, read_face
 from .pose import PoseContext, assign_poses, settle_touching
-from .read_checks import (EMPTY_SILHOUETTE, FLAT_SILHOUETTE, LAMP_SHARE, LAMP_SURE, crowded, mirrored_lamp_share,
-                          not_dice_of_their_own, not_surely_flat, partial, silhouette_ratio)
+from .read_checks import (EMPTY_SILHOUETTE, FLAT_SILHOUETTE, crowded, not_dice_of_their_own, not_surely_flat, partial,
+                          silhouette_ratio)
 from .reading import Die, Pose, Reading
 
 
@@ -42,6 +42,7 @@ class ReaderSettings:
     one_look: float = 0.99  # a centred crop read this surely is not read again four ways round
     settled_flat: float = 0.7  # a die re-centred by the touching-dice fit: P(flat) needed to read it
     surely_flat: float = 0.9  # pose network: P(flat) above which a too-big silhouette declines the die, not tips it
+    calibrated_confidence: float = 0.98  # calibrated: never a read below this (tune looks: lamp-in-face misreads)
     views: int = 4  # the classifier reads each die 4 ways round (4) or also mirrored (8), averaged
     temperature: float = 1.0  # the classifier's probabilities are softened by this (fitted on tuning data)
 
@@ -247,7 +248,9 @@ class DiceReader:
         h, w = ctx.frame.shape[:2]
         if not self.trust(d) or partial(d, w, h):
             return True
-        return self.calibration is not None and crowded(d, dice, ctx.fg.die_size)
+        if self.calibration is None:
+            return False
+        return d.confidence < self.settings.calibrated_confidence or crowded(d, dice, ctx.fg.die_size)
 
     def geometry_overrules(self, d: Die, f: Found, ctx: PoseContext) -> Die:
         """A die called flat whose silhouette is too big for a flat die there under the calibrated camera
@@ -256,32 +259,21 @@ class DiceReader:
         (on the tuning split, every die so found was flat: a shadow or a lamp's glow on the felt). A find where
         the frame hardly differs from the empty table (less than EMPTY_SILHOUETTE of a die's outline) is not a
         die at all (printing on the felt read as pips): declined. A die that may be tipped, the pose network
-        unsure and the silhouette larger than a flat die's (`not_surely_flat`), or a lamp mirrored in its top
-        face without a very sure read (`lamp_in_face`), is declined too."""
+        unsure it is flat (`not_surely_flat`), is declined too."""
         p_flat = None if f.pose_probs is None else float(f.pose_probs[0])
         if d.lie is Pose.TOUCHING and not_surely_flat(d.lie, p_flat, None):
             return replace(d, sure=False)
         if d.lie is not Pose.FLAT:
             return d
-        if self.lamp_in_face(d, ctx):
-            return replace(d, sure=False)
         ratio = silhouette_ratio(d, ctx)
-        if ratio is None:
-            return d
-        if ratio < EMPTY_SILHOUETTE:
+        if ratio is not None and ratio < EMPTY_SILHOUETTE:
             return replace(d, sure=False)
-        if ratio <= FLAT_SILHOUETTE:
+        if ratio is None or ratio <= FLAT_SILHOUETTE:
             return replace(d, sure=False) if not_surely_flat(d.lie, p_flat, ratio) else d
         if f.pose_probs is not None and float(f.pose_probs[0]) >= self.settings.surely_flat:
             return replace(d, sure=False)
         tipped = Pose.COCKED if f.pose_probs is None else TIPPED_ALONE[int(np.argmax(f.pose_probs[1:]))]
         return replace(d, lie=tipped)
-
-    @staticmethod
-    def lamp_in_face(d: Die, ctx: PoseContext) -> bool:
-        """A lamp mirrored in the top face (LAMP_SHARE of it saturated) hides or fakes pips: read only when
-        very sure (LAMP_SURE)."""
-        return d.sure and d.confidence < LAMP_SURE and mirrored_lamp_share(ctx.frame, d) >= LAMP_SHARE
 
     def value_of(self, f: Found) -> tuple[int | None, float, bool]:
         """The value, its confidence, and whether it is a read."""

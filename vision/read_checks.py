@@ -17,11 +17,10 @@ DUPLICATE_SURE = 0.9  # ... unless it is read this surely (a die seen again off 
 TOO_CLOSE = 0.68  # die edges: a find with two others this close sits between two dice
 FLAT_SILHOUETTE = 1.3  # a die alone whose silhouette is this much larger than a flat die's there is not flat
 EMPTY_SILHOUETTE = 0.35  # ... and one whose silhouette is this much smaller is no die (the empty table is there)
-LEANING_SILHOUETTE = 1.25  # a die alone this much larger than a flat die's silhouette is read only when ...
-SURELY_FLAT_ALONE = 0.97  # ... the pose network finds it flat this surely (cocked and stacked dice sit at 1.27-1.28)
+FLAT_ALONE = 0.75  # a die called flat is read only when the pose network finds it flat this surely ...
+LEANING_SILHOUETTE = 1.25  # ... and, when its silhouette is this much larger than a flat die's, ...
+SURELY_FLAT_ALONE = 0.97  # ... this surely (cocked and stacked dice of the tune looks sat at 1.27-1.28)
 TOUCHING_FLAT = 0.85  # a die touching another is read only when the pose network finds it flat this surely
-LAMP_SHARE = 0.02  # a die with this share of its top face saturated (a lamp mirrored in it) is read only ...
-LAMP_SURE = 0.99  # ... this surely
 
 
 def crowded(die: Die, dice: list[Die], die_px: float) -> bool:
@@ -51,15 +50,17 @@ def not_dice_of_their_own(dice: list[Die], die_px: float) -> set[int]:
 
 
 def not_surely_flat(lie: Pose, p_flat: float | None, ratio: float | None) -> bool:
-    """A die called flat or touching that may be tipped: the pose network is unsure, and for a die alone the
-    silhouette is also larger than a flat die's there (a cocked die against a wall, or the upper die of a
-    stack, whose sides and the lower die's widen it). Declined: a dealer's read is slower, a wrong
+    """A die called flat or touching that may be tipped: the pose network is unsure it is flat, or only fairly
+    sure while its silhouette is larger than a flat die's there (a cocked die against a wall, or the upper
+    die of a stack, whose sides and the lower die's widen it). Declined: a dealer's read is slower, a wrong
     published result is worse. Without the pose network nothing is said (uncalibrated photos)."""
     if p_flat is None:
         return False
     if lie is Pose.TOUCHING:
         return p_flat < TOUCHING_FLAT
-    return lie is Pose.FLAT and ratio is not None and ratio > LEANING_SILHOUETTE and p_flat < SURELY_FLAT_ALONE
+    if lie is not Pose.FLAT:
+        return False
+    return p_flat < FLAT_ALONE or (ratio is not None and ratio > LEANING_SILHOUETTE and p_flat < SURELY_FLAT_ALONE)
 
 
 def partial(die: Die, width: int, height: int) -> bool:
@@ -86,22 +87,3 @@ def silhouette_ratio(die: Die, ctx: PoseContext) -> float | None:
     hull = cv2.convexHull(cal.camera.project(pose.corners(cal.layout.die_mm)).astype(np.float32))
     return float(np.count_nonzero(mask)) / max(cv2.contourArea(hull), 1.0)
 
-
-SATURATED = 250  # every channel at least this bright: the sensor is full (a lamp mirrored in a glossy face)
-
-
-def mirrored_lamp_share(frame: np.ndarray, die: Die) -> float:
-    """Share of the die's top face (its outline) where every channel is saturated: a lamp mirrored in the
-    face. A white highlight covering pips, or looking like one, changes the count the reader sees."""
-    if not die.outline:
-        return 0.0
-    pts = np.asarray(die.outline, np.float32)
-    h, w = frame.shape[:2]
-    x0, y0 = (max(0, int(v)) for v in pts.min(axis=0))
-    x1, y1 = int(min(w, pts[:, 0].max() + 1)), int(min(h, pts[:, 1].max() + 1))
-    if x1 <= x0 or y1 <= y0:
-        return 0.0
-    face = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.fillConvexPoly(face, np.round(pts - (x0, y0)).astype(np.int32), 1)
-    full = frame[y0:y1, x0:x1].min(axis=2) >= SATURATED
-    return float(np.count_nonzero(full & (face > 0))) / max(int(np.count_nonzero(face)), 1)
