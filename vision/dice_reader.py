@@ -42,7 +42,6 @@ class ReaderSettings:
     one_look: float = 0.99  # a centred crop read this surely is not read again four ways round
     settled_flat: float = 0.7  # a die re-centred by the touching-dice fit: P(flat) needed to read it
     surely_flat: float = 0.9  # pose network: P(flat) above which a too-big silhouette declines the die, not tips it
-    calibrated_confidence: float = 0.98  # calibrated: never a read below this (tune looks: lamp-in-face misreads)
     views: int = 4  # the classifier reads each die 4 ways round (4) or also mirrored (8), averaged
     temperature: float = 1.0  # the classifier's probabilities are softened by this (fitted on tuning data)
 
@@ -248,9 +247,7 @@ class DiceReader:
         h, w = ctx.frame.shape[:2]
         if not self.trust(d) or partial(d, w, h):
             return True
-        if self.calibration is None:
-            return False
-        return d.confidence < self.settings.calibrated_confidence or crowded(d, dice, ctx.fg.die_size)
+        return self.calibration is not None and crowded(d, dice, ctx.fg.die_size)
 
     def geometry_overrules(self, d: Die, f: Found, ctx: PoseContext) -> Die:
         """A die called flat whose silhouette is too big for a flat die there under the calibrated camera

@@ -25,9 +25,10 @@ def test_no_confident_misread(score):
 
 def test_flat_dice_are_read(score):
     """Issue 18 asks for 99% of flat dice read right on unseen looks; the reader does not reach it (about
-    95-97% on tune looks: a flat die the pose network calls stacked or cocked, dice touching read at
-    P < 0.97, are declined). This guards what it does reach; docs/vision.md gives the measured figures."""
-    assert score.flat_right / score.flat >= 0.93, score.as_json()
+    95-97% on tune looks before the pose declines of issue 18, about 91% with them: a flat die the pose
+    network calls stacked or cocked, or is not sure is flat, dice touching read at P < 0.97, are declined).
+    This guards what it does reach; docs/vision.md gives the measured figures."""
+    assert score.flat_right / score.flat >= 0.89, score.as_json()
 
 
 def test_each_void_class_is_recognised_with_its_reason(score):
