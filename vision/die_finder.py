@@ -69,6 +69,7 @@ class Background:
     edges: np.ndarray
     frame_size: tuple[int, int]  # width, height of the full frames it serves
     light: np.ndarray  # light_of(lightness), for relighting
+    planes: tuple[np.ndarray, np.ndarray, np.ndarray]  # lab's L, a, b planes, split once
 
     @classmethod
     def of(cls, frame: np.ndarray, work_width: int) -> "Background":
@@ -76,8 +77,8 @@ class Background:
         s = work_scale(w, work_width)
         small = frame if s == 1.0 else cv2.resize(frame, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
         lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
-        lightness = np.ascontiguousarray(lab[..., 0])
-        return cls(lab, lightness_edges(lightness), (w, h), light_of(lightness))
+        planes = tuple(cv2.split(lab))
+        return cls(lab, lightness_edges(planes[0]), (w, h), light_of(planes[0]), planes)
 
 
 def lightness_edges(lightness: np.ndarray) -> np.ndarray:
@@ -110,9 +111,9 @@ def foreground_score(lab: np.ndarray, background: "np.ndarray | Background | Non
     """
     kernel = np.ones((3, 3), np.uint8)
     shadows_known = background is not None
-    bg_edges = bg_light = None
+    bg_edges = bg_light = bg_planes = None
     if isinstance(background, Background):
-        background, bg_edges, bg_light = background.lab, background.edges, background.light
+        background, bg_edges, bg_light, bg_planes = background.lab, background.edges, background.light, background.planes
     lightness, a, b = cv2.split(lab)
     # A white die on a white table differs mostly by its outline and pips: local lightness range.
     edges = cv2.morphologyEx(lightness, cv2.MORPH_GRADIENT, kernel)
@@ -123,7 +124,7 @@ def foreground_score(lab: np.ndarray, background: "np.ndarray | Background | Non
         background = cv2.resize(cv2.medianBlur(small, min(k, 31)), (w, h), interpolation=cv2.INTER_LINEAR)
         then, bg_a, bg_b = cv2.split(background)
     else:
-        then, bg_a, bg_b = cv2.split(background)
+        then, bg_a, bg_b = cv2.split(background) if bg_planes is None else bg_planes
         if relight:
             then = relit(then, lightness, bg_light)
         # Lines, grain and walls of the table have edges of their own: count only new edges.
@@ -160,17 +161,19 @@ def components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarra
     return n, labels, stats, centroids
 
 
+CLOSING = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+
+
 def hysteresis(score: np.ndarray, strong: int, weak: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Connected parts of the weak pixels (closed) that hold a strong pixel.
 
     Returns the connected components of the weak mask (n, labels, stats, centroids) and which
     labels are kept.
     """
-    weak_mask = cv2.morphologyEx((score > weak).astype(np.uint8), cv2.MORPH_CLOSE,
-                                 cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+    weak_mask = cv2.morphologyEx(cv2.threshold(score, weak, 1, cv2.THRESH_BINARY)[1], cv2.MORPH_CLOSE, CLOSING)
     n, labels, stats, centroids = components(weak_mask)
     keep = np.zeros(n, bool)
-    keep[np.unique(labels[score > strong])] = True
+    keep[labels[score > strong]] = True
     keep[0] = False
     return n, labels, stats, centroids, keep
 
