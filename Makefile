@@ -103,7 +103,7 @@ run: $(VENV)/.stamp-production apt-run
 	$(TABLEHW) ledger report --db $(LEDGER_DB) --from $$since
 
 test: $(VENV)/.stamp-test apt-test
-	$(PY) -m pytest --durations=25
+	$(PY) -m pytest -n 2 --dist loadfile --durations=25
 
 # The reference result board (firmware_host/board/) in a browser, against a simulated table on a
 # loopback Mosquitto with a websockets listener: GAME=craps|cussec|banca_francesa|roulette|baccarat|blackjack|chemin_de_fer.

@@ -104,13 +104,8 @@ class PlayedCoupFamily(ShoeFamily):
 
     def misdeal(self, item: CardSeen, misdeal: Misdeal) -> None:
         engine = self.engine
-        detail = {"kind": misdeal.kind.value, "card": item.card, "remedy": misdeal.remedy.value,
-                  "article": misdeal.article, "message": misdeal.message}
-        log.warning("round %d misdeal: %s", engine.round, misdeal)
-        if misdeal.remedy is Remedy.VOID_COUP or self.coup.is_void:
-            self.journal_card({"action": "void", "card": item.card, "position": item.position})
-            engine.event("misdeal", detail)
-            engine.void_round(f"misdeal: {misdeal.kind.value}")
+        detail = self.misdeal_announced(item, misdeal)
+        if detail is None:
             return
         if engine.pending is not None:  # complete, waiting for the dealer's confirm: not settled until resolved
             engine.pending = None

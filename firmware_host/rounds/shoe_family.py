@@ -15,7 +15,7 @@ import logging
 from typing import Any
 
 from ..rules.cards import parse_card
-from ..rules.misdeal import Misdeal
+from ..rules.misdeal import Misdeal, Remedy
 from .families import Family
 from .inputs import CardSeen, CutCardSeen, Phase, ShoeLoaded
 
@@ -73,6 +73,20 @@ class ShoeFamily(Family):
 
     def card(self, item: CardSeen) -> None:
         raise NotImplementedError
+
+    def misdeal_announced(self, item: CardSeen, misdeal: Misdeal) -> dict | None:
+        """Log a misdeal; one that cannot be corrected (or a coup already void) voids the round at once
+        (None). Otherwise the event detail the held table announces."""
+        engine = self.engine
+        detail = {"kind": misdeal.kind.value, "card": item.card, "remedy": misdeal.remedy.value,
+                  "article": misdeal.article, "message": misdeal.message}
+        log.warning("round %d misdeal: %s", engine.round, misdeal)
+        if misdeal.remedy is Remedy.VOID_COUP or self.coup.is_void:
+            self.journal_card({"action": "void", "card": item.card, "position": item.position})
+            engine.event("misdeal", detail)
+            engine.void_round(f"misdeal: {misdeal.kind.value}")
+            return None
+        return detail
 
     def journal_card(self, data: dict, txn=None) -> None:
         """A card (or a decision) of the coup: journalled with the state, then checkpointed."""

@@ -160,17 +160,11 @@ class BaccaratFamily(ShoeFamily):
         self._maybe_complete()
 
     def misdeal(self, item: CardSeen, misdeal: Misdeal) -> None:
-        engine = self.engine
-        detail = {"kind": misdeal.kind.value, "card": item.card, "remedy": misdeal.remedy.value,
-                  "article": misdeal.article, "message": misdeal.message}
-        log.warning("round %d misdeal: %s", engine.round, misdeal)
-        if misdeal.remedy is Remedy.VOID_COUP or self.coup.is_void:
-            self.journal_card({"action": "void", "card": item.card, "position": item.position})
-            engine.event("misdeal", detail)
-            engine.void_round(f"misdeal: {misdeal.kind.value}")
+        detail = self.misdeal_announced(item, misdeal)
+        if detail is None:
             return
         self.held = (item, misdeal)
-        engine.set_phase(Phase.HELD, event="misdeal", detail=detail)
+        self.engine.set_phase(Phase.HELD, event="misdeal", detail=detail)
 
     def confirm_held(self) -> None:
         """The dealer's confirm on a held coup: a misdeal corrected (the card goes where it was due, or
