@@ -2,9 +2,9 @@
 
 `AtRestDetector.update(frame)` shrinks the frame to a thumbnail (grey), counts the pixels that
 changed since the previous frame, and reports at rest once `window` frames in a row were still.
-With a region, only the thumbnail's box around it is computed: 0.6-0.7 ms per 1280x720 frame here. After that, `agree()` compares readings of
-several frames: the dice must be the same (count, place, value, pose) or the disputed dice are
-reported `uncertain`.
+With a region, only the frame under the thumbnail's box around it is shrunk: 0.84 ms per 1280x720
+frame here. After that, `agree()` compares readings of several frames: the dice must be the same
+(count, place, value, pose) or the disputed dice are reported `uncertain`.
 """
 
 from __future__ import annotations
