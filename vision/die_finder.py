@@ -113,7 +113,8 @@ def foreground_score(lab: np.ndarray, background: "np.ndarray | Background | Non
     shadows_known = background is not None
     bg_edges = bg_light = bg_planes = None
     if isinstance(background, Background):
-        background, bg_edges, bg_light, bg_planes = background.lab, background.edges, background.light, background.planes
+        bg_edges, bg_light, bg_planes = background.edges, background.light, background.planes
+        background = background.lab
     lightness, a, b = cv2.split(lab)
     # A white die on a white table differs mostly by its outline and pips: local lightness range.
     edges = cv2.morphologyEx(lightness, cv2.MORPH_GRADIENT, kernel)
