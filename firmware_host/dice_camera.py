@@ -71,8 +71,7 @@ def warm_up(reader) -> None:
     if reader.classifier is not None:
         reader.classifier.classify(np.zeros((1, CROP_PX, CROP_PX, 3), np.uint8))
     if reader.pose_net is not None:
-        reader.pose_net.net.setInput(np.zeros((1, 4, POSE_PX, POSE_PX), np.float32))  # 3 colours + view tangent
-        reader.pose_net.net.forward()
+        reader.pose_net.net.forward(np.zeros((1, 4, POSE_PX, POSE_PX), np.float32))  # 3 colours + view tangent
 
 
 def vision_for(game: str, calibration, *, fps: float):

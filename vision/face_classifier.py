@@ -1,4 +1,4 @@
-"""The learned face classifier: a small CNN run through OpenCV's DNN module (weights committed, no torch)."""
+"""The learned face classifier: a small CNN run by ONNX Runtime (weights committed, no torch)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .onnx_net import load_onnx
+from .onnx_net import OnnxNet
 
 DEFAULT_WEIGHTS = Path(__file__).resolve().parent / "weights" / "face_net.onnx"
 N_CLASSES = 7  # 0 = no die centred in the crop, 1-6 = the top face
@@ -29,16 +29,14 @@ class FaceClassifier:
 
     def __init__(self, weights: Path | str = DEFAULT_WEIGHTS) -> None:
         self.weights = Path(weights)
-        self.net = load_onnx(self.weights, "face classifier")
+        self.net = OnnxNet(self.weights, "face classifier")
 
     def classify(self, crops: list[np.ndarray] | np.ndarray) -> FaceScores:
         if len(crops) == 0:
             return FaceScores(np.zeros((0, N_CLASSES), np.float32), np.zeros((0, 2), np.float32))
         batch = np.asarray(crops, np.float32) * (1.0 / 255.0) - 0.5
         blob = np.ascontiguousarray(batch.transpose(0, 3, 1, 2))
-        self.net.setInput(blob)
-        out = self.net.forward()
-        out = out.reshape(len(crops), -1)
+        out = self.net.forward(blob)
         poses = softmax(out[:, N_CLASSES + 2:N_CLASSES + 2 + len(POSES)]) if out.shape[1] > N_CLASSES + 2 else None
         return FaceScores(softmax(out[:, :N_CLASSES]), out[:, N_CLASSES:N_CLASSES + 2].copy(), poses)
 

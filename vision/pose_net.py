@@ -1,6 +1,6 @@
 """The learned pose network: how each die lies on a calibrated table, from a crop with its neighbourhood.
 
-A small CNN run through OpenCV's DNN module (weights committed, no torch): a 48x48 crop spanning 2.4
+A small CNN run by ONNX Runtime (weights committed, no torch): a 48x48 crop spanning 2.4
 die edges around the die -> P(flat, cocked, stacked, leaning, overlapped). Trained on rendered casino
 tables (vision/training/train_pose_net.py). The face classifier's own pose head sees only 1.6 die
 edges and is trained mostly for faces; this one is used whenever the table is calibrated.
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .onnx_net import load_onnx
+from .onnx_net import OnnxNet
 from .face_crops import crop
 
 DEFAULT_POSE_WEIGHTS = Path(__file__).resolve().parent / "weights" / "pose_net.onnx"
@@ -72,13 +72,12 @@ class PoseNet:
 
     def __init__(self, weights: Path | str = DEFAULT_POSE_WEIGHTS) -> None:
         self.weights = Path(weights)
-        self.net = load_onnx(self.weights, "pose network")
+        self.net = OnnxNet(self.weights, "pose network")
 
     def poses(self, frame: np.ndarray, centres: list[tuple[float, float]], die: float, view: View) -> np.ndarray:
         if not centres:
             return np.zeros((0, len(POSES)), np.float32)
         pairs = [pose_crop(frame, x, y, die, view) for x, y in centres]
-        self.net.setInput(to_blob(np.stack([c for c, _ in pairs]), [t for _, t in pairs]))
-        logits = self.net.forward().reshape(len(centres), -1)
+        logits = self.net.forward(to_blob(np.stack([c for c, _ in pairs]), [t for _, t in pairs]))
         e = np.exp(logits - logits.max(axis=1, keepdims=True))
         return e / e.sum(axis=1, keepdims=True)

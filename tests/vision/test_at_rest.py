@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from vision.at_rest import AtRestDetector, agree
+from vision.at_rest import AtRestDetector, agree, grey_thumbnail
 from vision.dice_reader import DiceReader
 from vision.reading import Die, Pose, Reading
 from vision.synthetic import SceneDie, render
@@ -50,6 +50,25 @@ def test_motion_anywhere_in_the_region_restarts_the_window(craps_rig):
     moved[300:340, 600:640] = 255
     assert detector.update(moved) is False
     assert detector.still == 0
+
+
+def test_the_region_s_thumbnail_box_holds_exactly_the_whole_thumbnail_s_pixels(craps_rig):
+    """Only the part of the frame under the table region is shrunk (the cheap path): bit for bit what
+    shrinking the whole frame gives there, so the detector decides exactly as before."""
+    rig, empty, cal = craps_rig
+    frames, _ = rolling_then_still(rig, np.random.default_rng(3), moving=4, still=2)
+    region = cal.search_mask(*cal.image_size, 0.25)
+    boxed = AtRestDetector(window=3, region=region)
+    assert boxed.box is not None and boxed.box != (0, 0, 160, 90)
+    x0, y0, x1, y1 = boxed.box
+    for frame in frames:
+        whole, _ = grey_thumbnail(frame, (160, 90), None)
+        part, box = grey_thumbnail(frame, (160, 90), boxed.box)
+        assert box == boxed.box and np.array_equal(part, whole[y0:y1, x0:x1])
+    whole_frame = AtRestDetector(window=3, region=region)
+    whole_frame.box = None
+    for frame in frames:
+        assert boxed.update(frame) == whole_frame.update(frame) and boxed.last_change == whole_frame.last_change
 
 
 def test_window_must_be_positive():

@@ -1,0 +1,59 @@
+"""The foreground's shortcuts find exactly what the plain way finds: parts near the strong pixels labelled first."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision import die_finder
+from vision.dice_reader import DiceReader
+from vision.synthetic import render
+from vision.synthetic_scenes import random_scene
+
+
+def whole_mask_hysteresis(score: np.ndarray, strong: int, weak: int):
+    """The plain way: label the whole weak mask, keep the parts holding a strong pixel."""
+    weak_mask = cv2.morphologyEx(cv2.threshold(score, weak, 1, cv2.THRESH_BINARY)[1], cv2.MORPH_CLOSE,
+                                 die_finder.CLOSING)
+    n, labels, stats, centroids = die_finder.components(weak_mask)
+    return n, labels, stats, centroids, die_finder.kept(n, labels, score > strong)
+
+
+def assert_same_parts(fast, plain) -> None:
+    kf, kp = np.nonzero(fast[4])[0], np.nonzero(plain[4])[0]
+    assert len(kf) == len(kp) > 0
+    assert np.array_equal(fast[2][kf], plain[2][kp]) and np.allclose(fast[3][kf], plain[3][kp])
+    for i, j in zip(kf, kp):
+        assert np.array_equal(fast[1] == i, plain[1] == j)
+
+
+def table_score(reader: DiceReader, frame: np.ndarray) -> np.ndarray:
+    fg = reader.foreground(frame)
+    h, w = frame.shape[:2]
+    small = cv2.resize(frame, (round(w * fg.scale), round(h * fg.scale)), interpolation=cv2.INTER_AREA)
+    score = die_finder.foreground_score(cv2.cvtColor(small, cv2.COLOR_BGR2LAB), reader._background)
+    return cv2.bitwise_and(score, reader.region(frame))
+
+
+def test_parts_labelled_near_the_strong_pixels_are_the_parts_of_the_whole_mask(craps_rig):
+    rig, empty, cal = craps_rig
+    reader = DiceReader(cal, background=empty)
+    rng = np.random.default_rng(7)
+    for kind in ("valid", "touching", "cocked", "stacked", "overlapping"):
+        frame = render(rig.scene(random_scene(rig, kind, rng), rng), rng)[0]
+        score = table_score(reader, frame)
+        assert_same_parts(die_finder.hysteresis(score, die_finder.STRONG, die_finder.WEAK),
+                          whole_mask_hysteresis(score, die_finder.STRONG, die_finder.WEAK))
+
+
+def test_a_part_reaching_past_the_strong_pixels_box_is_labelled_whole():
+    """A long weak streak from a strong spot (a die's shadow across the felt) leaves the first box: the
+    whole mask is labelled, and the streak's far end is kept with it."""
+    score = np.zeros((360, 640), np.uint8)
+    score[100:112, 100:112] = 90  # strong: a die
+    score[104:108, 112:400] = 30  # weak, reaching 288 px to the right
+    score[300:302, 600:602] = 30  # a weak speck alone: never kept
+    fast = die_finder.hysteresis(score, die_finder.STRONG, die_finder.WEAK)
+    assert_same_parts(fast, whole_mask_hysteresis(score, die_finder.STRONG, die_finder.WEAK))
+    kept = np.nonzero(fast[4])[0]
+    assert len(kept) == 1 and fast[2][kept[0], cv2.CC_STAT_WIDTH] == 300
