@@ -94,13 +94,8 @@ class PlayedCoupFamily(ShoeFamily):
             self.held.cards.append(item)  # out of the shoe while held: the supervisor decides what it was
             self.engine.event("misdeal", {"kind": "card_while_held", "card": item.card, "held": len(self.held.cards)})
             return
-        try:
-            self.coup.deal(item.card)
-        except Misdeal as misdeal:
-            self.misdeal(item, misdeal)
-            return
-        self.journal_card({"action": "dealt", "card": item.card, "position": item.position})
-        self.maybe_complete()
+        if self.deal_card(item):
+            self.maybe_complete()
 
     def misdeal(self, item: CardSeen, misdeal: Misdeal) -> None:
         engine = self.engine

@@ -74,6 +74,19 @@ class ShoeFamily(Family):
     def card(self, item: CardSeen) -> None:
         raise NotImplementedError
 
+    def deal_card(self, item: CardSeen) -> bool:
+        """The card into the coup, journalled (True); or the misdeal it is, handled by `misdeal` (False)."""
+        try:
+            self.coup.deal(item.card)
+        except Misdeal as misdeal:
+            self.misdeal(item, misdeal)
+            return False
+        self.journal_card({"action": "dealt", "card": item.card, "position": item.position})
+        return True
+
+    def misdeal(self, item: CardSeen, misdeal: Misdeal) -> None:
+        raise NotImplementedError
+
     def misdeal_announced(self, item: CardSeen, misdeal: Misdeal) -> dict | None:
         """Log a misdeal; one that cannot be corrected (or a coup already void) voids the round at once
         (None). Otherwise the event detail the held table announces."""

@@ -151,13 +151,8 @@ class BaccaratFamily(ShoeFamily):
         self.engine.expect_reading(Phase.DEALING)
 
     def card(self, item: CardSeen) -> None:
-        try:
-            self.coup.deal(item.card)
-        except Misdeal as misdeal:
-            self.misdeal(item, misdeal)
-            return
-        self.journal_card({"action": "dealt", "card": item.card, "position": item.position})
-        self._maybe_complete()
+        if self.deal_card(item):
+            self._maybe_complete()
 
     def misdeal(self, item: CardSeen, misdeal: Misdeal) -> None:
         detail = self.misdeal_announced(item, misdeal)
