@@ -140,3 +140,21 @@ def check_bets_settled_once(storage: Path) -> Counter:
     in_last = {body["ticket"] for _, rnd, body in journal_rows(storage, "bet_accepted") if rnd == last_round}
     assert open_now <= last_stays | in_last, f"accepted bets neither settled nor open: {sorted(open_now - last_stays - in_last)[:5]}"
     return results
+
+
+def killed_in_round_2_and_restarted(tmp: Path, game: str, url: str, phase: str, **settings) -> tuple[set[str], dict]:
+    """Kill -9 the table at `phase` of round 2 (seed 7, no voids drawn), start it again for two rounds;
+    checks every bet is settled once and returns the tickets accepted in round 2 before the kill and round
+    2's settlement (which must hold them all)."""
+    storage = tmp / "storage"
+    crash = table_config(tmp, game, url, name="crash.toml", seed=7, crash_at=f"{phase}:2", void_rate=0.0, **settings)
+    first = run_table(crash, rounds=6, timeout_s=120)
+    assert first.returncode == -signal.SIGKILL, first.stderr[-2000:]
+    accepted_before = {b["ticket"] for _, rnd, b in journal_rows(storage, "bet_accepted") if rnd == 2}
+    again = table_config(tmp, game, url, name="again.toml", seed=7, void_rate=0.0, **settings)
+    second = run_table(again, rounds=2, timeout_s=120)
+    assert second.returncode == 0, second.stderr[-2000:]
+    check_bets_settled_once(storage)
+    (round2,) = [b for _, rnd, b in journal_rows(storage, "settlement") if rnd == 2]
+    assert accepted_before <= {line["ticket"] for line in round2["bets"]}  # nothing accepted was lost
+    return accepted_before, round2

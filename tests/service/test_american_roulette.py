@@ -4,14 +4,14 @@ showing the configured wheel order, and kill -9 at every phase of a spin."""
 
 from __future__ import annotations
 
-import signal
 
 import pytest
 
 from firmware_host.rules.roulette import AMERICAN_NUMBERING_WHEEL
 
 from .listener import Listener, firsts
-from .table_run import check_bets_settled_once, journal_rows, run_table, table_config
+from .table_run import (check_bets_settled_once, journal_rows, killed_in_round_2_and_restarted, run_table,
+                        table_config)
 
 GAME, TABLE = "roulette_american", "sim-roulette-american"
 FAST = {"action_seconds": 0.01, "betting_seconds": 0.03}
@@ -51,17 +51,7 @@ def test_kill_9_at_each_phase_of_a_spin(broker, tmp_path, phase, action):
     """A kill -9 at every phase of round 2: the restart resumes the round or voids the spin (the ball went
     round while nobody watched: spun again, X.16) and every bet accepted before the kill is settled once."""
     storage = tmp_path / "storage"
-    crash = table_config(tmp_path, GAME, broker.url, name="crash.toml", seed=7, crash_at=f"{phase}:2", void_rate=0.0,
-                         **FAST)
-    first = run_table(crash, rounds=6, timeout_s=120)
-    assert first.returncode == -signal.SIGKILL, first.stderr[-2000:]
-    accepted_before = {b["ticket"] for _, rnd, b in journal_rows(storage, "bet_accepted") if rnd == 2}
-    again = table_config(tmp_path, GAME, broker.url, name="again.toml", seed=7, void_rate=0.0, **FAST)
-    second = run_table(again, rounds=2, timeout_s=120)
-    assert second.returncode == 0, second.stderr[-2000:]
-    check_bets_settled_once(storage)
-    (round2,) = [b for _, rnd, b in journal_rows(storage, "settlement") if rnd == 2]
-    assert accepted_before <= {line["ticket"] for line in round2["bets"]}  # nothing accepted was lost
+    killed_in_round_2_and_restarted(tmp_path, GAME, broker.url, phase, **FAST)
     recovered = [b for _, _, b in journal_rows(storage, "event") if b["kind"] == "recovered"]
     if action is not None:
         assert recovered and recovered[0]["detail"]["action"] == action and recovered[0]["round"] == 2

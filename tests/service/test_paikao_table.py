@@ -5,7 +5,6 @@ bet is settled once against the banker with the commission (Art. 4.2); kill -9 a
 
 from __future__ import annotations
 
-import signal
 from collections import Counter
 
 import pytest
@@ -13,7 +12,8 @@ import pytest
 from firmware_host.rules.paikao_tiles import SET
 
 from .listener import Listener, firsts
-from .table_run import check_bets_settled_once, journal_rows, run_table, table_config
+from .table_run import (check_bets_settled_once, journal_rows, killed_in_round_2_and_restarted, run_table,
+                        table_config)
 
 GAME, TABLE = "paikao", "sim-paikao"
 FAST = {"action_seconds": 0.01, "betting_seconds": 0.03}
@@ -69,17 +69,7 @@ def test_kill_9_at_each_phase_of_a_deal(broker, tmp_path, phase, action):
     with every stake returned (dice and tiles that moved while the controller was down cannot be vouched
     for); a journalled reading is settled once; nothing accepted before the kill is lost."""
     storage = tmp_path / "storage"
-    crash = table_config(tmp_path, GAME, broker.url, name="crash.toml", seed=7, crash_at=f"{phase}:2", void_rate=0.0,
-                         **FAST)
-    first = run_table(crash, rounds=6, timeout_s=120)
-    assert first.returncode == -signal.SIGKILL, first.stderr[-2000:]
-    accepted_before = {b["ticket"] for _, rnd, b in journal_rows(storage, "bet_accepted") if rnd == 2}
-    again = table_config(tmp_path, GAME, broker.url, name="again.toml", seed=7, void_rate=0.0, **FAST)
-    second = run_table(again, rounds=2, timeout_s=120)
-    assert second.returncode == 0, second.stderr[-2000:]
-    check_bets_settled_once(storage)
-    (round2,) = [b for _, rnd, b in journal_rows(storage, "settlement") if rnd == 2]
-    assert accepted_before <= {line["ticket"] for line in round2["bets"]}
+    _, round2 = killed_in_round_2_and_restarted(tmp_path, GAME, broker.url, phase, **FAST)
     recovered = [b for _, _, b in journal_rows(storage, "event") if b["kind"] == "recovered"]
     if action is not None:
         assert recovered and recovered[0]["detail"]["action"] == action and recovered[0]["round"] == 2
