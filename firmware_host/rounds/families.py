@@ -45,6 +45,28 @@ class Family:
     def handle(self, item: Any) -> None:
         log.warning("%s table: ignored %s", self.game, type(item).__name__)
 
+    def camera_throw(self, item: Any, seen, what: str = "throw") -> bool:
+        """A throw (bowl) of the current attempt starts the camera's read after "no more bets"; its reading
+        goes to `seen` while the table waits for it; either at any other moment is logged and ignored.
+        False: `item` is neither."""
+        if not isinstance(item, (ThrowStarted, DiceSeen)):
+            return False
+        engine = self.engine
+        current = (item.round, item.attempt) == (engine.round, engine.attempt)
+        if isinstance(item, ThrowStarted):
+            if engine.phase is Phase.NO_MORE_BETS and current:
+                engine.expect_reading(Phase.THROWING)
+                engine.devices.read_dice(engine.round, engine.attempt)
+            else:
+                log.warning("%s reported for round %d/%d while %s round %d/%d: ignored", what, item.round,
+                            item.attempt, engine.phase.value, engine.round, engine.attempt)
+        elif engine.phase is Phase.THROWING and current:
+            seen(item)
+        else:
+            log.warning("a %s reading for round %d/%d arrived while %s: ignored", what, item.round, item.attempt,
+                        engine.phase.value)
+        return True
+
     def round_opened(self) -> None:
         """A round opened and takes bets (chemin de fer: the bank carried from the last coup)."""
 
@@ -112,21 +134,7 @@ class DiceFamily(Family):
         self.game = game.game
 
     def handle(self, item: Any) -> None:
-        engine = self.engine
-        if isinstance(item, ThrowStarted):
-            if engine.phase is Phase.NO_MORE_BETS and (item.round, item.attempt) == (engine.round, engine.attempt):
-                engine.expect_reading(Phase.THROWING)
-                engine.devices.read_dice(engine.round, engine.attempt)
-            else:
-                log.warning("throw reported for round %d/%d while %s round %d/%d: ignored", item.round, item.attempt,
-                            engine.phase.value, engine.round, engine.attempt)
-        elif isinstance(item, DiceSeen):
-            if engine.phase is not Phase.THROWING or (item.round, item.attempt) != (engine.round, engine.attempt):
-                log.warning("a dice reading for round %d/%d arrived while %s: ignored", item.round, item.attempt,
-                            engine.phase.value)
-                return
-            self.seen(item)
-        else:
+        if not self.camera_throw(item, self.seen):
             super().handle(item)
 
     def seen(self, item: DiceSeen) -> None:

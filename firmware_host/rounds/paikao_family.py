@@ -27,7 +27,7 @@ from ..rules.paikao_game import PaiKaoRound
 from ..rules.paikao_hands import BadHand, compare, set_hand
 from .books import LayoutBook
 from .families import Family
-from .inputs import DiceSeen, Phase, ThrowStarted
+from .inputs import DiceSeen, Phase
 
 log = logging.getLogger(__name__)
 
@@ -111,21 +111,7 @@ class PaiKaoFamily(Family):
         self._clear()
 
     def handle(self, item: Any) -> None:
-        engine = self.engine
-        if isinstance(item, ThrowStarted):
-            if engine.phase is Phase.NO_MORE_BETS and (item.round, item.attempt) == (engine.round, engine.attempt):
-                engine.expect_reading(Phase.THROWING)
-                engine.devices.read_dice(engine.round, engine.attempt)
-            else:
-                log.warning("bowl lifted for round %d/%d while %s: ignored", item.round, item.attempt,
-                            engine.phase.value)
-        elif isinstance(item, DiceSeen):
-            if engine.phase is Phase.THROWING and (item.round, item.attempt) == (engine.round, engine.attempt):
-                self.dice(item)
-            else:
-                log.warning("a bowl reading for round %d/%d arrived while %s: ignored", item.round, item.attempt,
-                            engine.phase.value)
-        else:
+        if not self.camera_throw(item, self.dice, "bowl"):
             super().handle(item)
 
     def dice(self, item: DiceSeen) -> None:
