@@ -86,4 +86,3 @@ def silhouette_ratio(die: Die, ctx: PoseContext) -> float | None:
     pose = flat_pose_at(die.x, die.y, math.atan2(y1 - y0, x1 - x0), cal)
     hull = cv2.convexHull(cal.camera.project(pose.corners(cal.layout.die_mm)).astype(np.float32))
     return float(np.count_nonzero(mask)) / max(cv2.contourArea(hull), 1.0)
-
