@@ -22,8 +22,8 @@ from .face_crops import CROP_PX, crop, crop_matrix
 from .pose_net import DEFAULT_POSE_WEIGHTS, PoseNet, View
 from .pip_reader import FACE_PX, SPAN, FaceRead, dominant_angle, read_face
 from .pose import PoseContext, assign_poses, settle_touching
-from .read_checks import (EMPTY_SILHOUETTE, FLAT_SILHOUETTE, crowded, not_dice_of_their_own, not_surely_flat, partial,
-                          silhouette_ratio)
+from .read_checks import (EMPTY_SILHOUETTE, FLAT_SILHOUETTE, crowded, lamp_in_face, not_dice_of_their_own,
+                          not_surely_flat, partial, silhouette_ratio)
 from .reading import Die, Pose, Reading
 
 
@@ -38,6 +38,7 @@ class ReaderSettings:
     agree_confidence: float = 0.5  # both readers agree: classifier P(value) enough for a read
     tipped_confidence: float = 0.95  # uncalibrated: a die the pose head calls tipped needs this P(value)
     touching_confidence: float = 0.97  # calibrated: a die touching another needs this P(value) (neighbour's pips)
+    calibrated_confidence: float = 0.95  # calibrated: any die needs this P(value) (below it, lamps in faces misread)
     read_floor: float = 0.5  # never a read below this overall confidence, P(a die here) x P(value | die)
     one_look: float = 0.99  # a centred crop read this surely is not read again four ways round
     settled_flat: float = 0.7  # a die re-centred by the touching-dice fit: P(flat) needed to read it
@@ -226,8 +227,9 @@ class DiceReader:
 
     # --- reading ------------------------------------------------------------------------------
     def trust(self, d: Die) -> bool:
-        """On a calibrated table (the product's path) a value is trusted only on a die lying flat, or flat
-        beside another when very sure. Never on a die tipped, stacked or leaning: from above, its most
+        """On a calibrated table (the product's path) a value is trusted only on a die lying flat read at
+        P >= calibrated_confidence (on the tune looks, every die read wrong below it had a lamp mirrored in
+        its top face: it greys or hides a pip), or flat beside another when very sure. Never on a die tipped, stacked or leaning: from above, its most
         exposed face cannot be ranked surely against the side faces perspective shows (on the tune looks,
         cocked dice read at P >= 0.95 were wrong one time in eight); craps then voids `uncertain` and the
         dealer reads the most exposed face. Uncalibrated (photos, no camera model): a die the pose head
@@ -238,7 +240,7 @@ class DiceReader:
             return False
         if self.calibration is None:
             return d.lie not in TIPPED or d.confidence >= self.settings.tipped_confidence
-        if d.lie in TIPPED:
+        if d.lie in TIPPED or d.confidence < self.settings.calibrated_confidence:
             return False
         return d.lie is not Pose.TOUCHING or d.confidence >= self.settings.touching_confidence
 
@@ -247,7 +249,8 @@ class DiceReader:
         h, w = ctx.frame.shape[:2]
         if not self.trust(d) or partial(d, w, h):
             return True
-        return self.calibration is not None and crowded(d, dice, ctx.fg.die_size)
+        return self.calibration is not None and (crowded(d, dice, ctx.fg.die_size)
+                                                 or lamp_in_face(ctx.frame, d, ctx.fg.die_size))
 
     def geometry_overrules(self, d: Die, f: Found, ctx: PoseContext) -> Die:
         """A die called flat whose silhouette is too big for a flat die there under the calibrated camera

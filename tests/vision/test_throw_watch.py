@@ -17,7 +17,9 @@ from vision.throw_watch import ThrowWatcher, read_points
 @pytest.fixture(scope="module")
 def thrown(craps_rig):
     rig, empty, cal = craps_rig
-    rng = np.random.default_rng(21)
+    # A throw whose dice the reader reads (seed 21's second die has a lamp mirrored over two of its pips:
+    # read 4 at P 0.79, now declined by the confidence floor; tests/vision/test_lamp_in_face.py covers that).
+    rng = np.random.default_rng(23)
     return render_throw(rig, random_scene(rig, "valid", rng), rng, before=3, seconds=0.8, still=10)
 
 
