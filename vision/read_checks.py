@@ -10,6 +10,7 @@ import numpy as np
 
 from .calibration import Calibration
 from .face_crops import crop
+from .pip_reader import FACE_PX, SPAN
 from .pose import CROWDED, PoseContext, blob_of, flat_pose_at, silhouette
 from .reading import Die, Pose
 
@@ -23,8 +24,6 @@ LEANING_SILHOUETTE = 1.25  # ... and, when its silhouette is this much larger th
 SURELY_FLAT_ALONE = 0.97  # ... this surely (cocked and stacked dice of the tune looks sat at 1.27-1.28)
 TOUCHING_FLAT = 0.85  # a die touching another is read only when the pose network finds it flat this surely
 LAMP_BLOB = 2.5  # light pips: a bright spot this many times the face's other bright spots is a lamp mirrored
-LAMP_PX = 64  # side of the face patch the lamp check looks at (over LAMP_SPAN die edges)
-LAMP_SPAN = 1.35
 
 
 def crowded(die: Die, dice: list[Die], die_px: float) -> bool:
@@ -70,16 +69,17 @@ def not_surely_flat(lie: Pose, p_flat: float | None, ratio: float | None) -> boo
 def lamp_in_face(frame: np.ndarray, die: Die, die_px: float) -> bool:
     """A lamp mirrored in the glossy top face of a die with light pips: a bright spot much larger than the
     face's other bright spots (its pips) — a spot that can be read as a pip, or hide one. The reader's
-    value is not trusted then (on the tune looks, every light-pipped die read wrong at P >= 0.95 had one:
-    a 2 read 3 with the lamp in its middle). Dark pips on a light face are covered by the confidence floor
-    (a lamp over a dark pip greys it: the classifier is then unsure). Looks at the face turned square: the
-    brightest 2 % against the face colour (its middle), spots above half-way between."""
+    value is not trusted then (tune looks, seeds 31-32: 5 of the 6 light-pipped dice read wrong showed one).
+    A lamp image the size of a pip is not told from a pip (a red 2 read 3 at P 0.99). Dark pips on a light
+    face are left to the confidence floor (a lamp over a dark pip greys it: the classifier is unsure).
+    Looks at the face turned square, in the classical reader's patch (pip_reader): a spot is brighter than
+    half-way from the face colour (the middle's median) to the face's brightest 2 %."""
     if not die.outline:
         return False
     (x0, y0), (x1, y1) = die.outline[0], die.outline[1]
-    patch = crop(frame, die.x, die.y, die_px, math.degrees(math.atan2(y1 - y0, x1 - x0)), LAMP_PX, LAMP_SPAN)
+    patch = crop(frame, die.x, die.y, die_px, math.degrees(math.atan2(y1 - y0, x1 - x0)), FACE_PX, SPAN)
     lum = cv2.GaussianBlur(cv2.cvtColor(patch, cv2.COLOR_BGR2LAB)[..., 0].astype(np.float32), (0, 0), 1.0)
-    unit, c = LAMP_PX / LAMP_SPAN, LAMP_PX // 2
+    unit, c = FACE_PX / SPAN, FACE_PX // 2
     h, r = int(0.42 * unit), int(0.3 * unit)
     face = lum[c - h:c + h, c - h:c + h]
     colour = float(np.median(lum[c - r:c + r, c - r:c + r]))
@@ -89,7 +89,7 @@ def lamp_in_face(frame: np.ndarray, die: Die, die_px: float) -> bool:
     bright = (lum > colour + 0.5 * (high - colour)).astype(np.uint8)
     _, _, stats, centres = cv2.connectedComponentsWithStats(bright, connectivity=8)
     # A spot on the face: its middle in the face's middle square, and not reaching beyond the face (printing
-    # on the felt, a neighbour's pips, a die found off its centre reach out; the patch spans 1.35 edges).
+    # on the felt, a neighbour's pips, a die found off its centre reach out).
     near, far = c - h, c + h
     edge_lo, edge_hi = c - int(0.6 * unit), c + int(0.6 * unit)
     inside = [int(a) for (x, y, w, hh, a), (cx, cy) in zip(stats[1:], centres[1:])
