@@ -232,10 +232,10 @@ class DiceReader:
         its top face: it greys or hides a pip), or flat beside another when very sure. Never on a die
         tipped, stacked or leaning: from above, its most exposed face cannot be ranked surely against the
         side faces perspective shows (on the tune looks, cocked dice read at P >= 0.95 were wrong one time
-        in eight); craps then voids `uncertain` and the dealer reads the most exposed face. Uncalibrated
-        (photos, no camera model): a die the pose head calls tipped needs P >= tipped_confidence, one touching another no more than any die (the stricter
-        rules declined one die in fourteen of the development photos, all read right); never a die
-        leaning on another."""
+        in eight); craps then voids `uncertain` and the dealer reads the most exposed face.
+        Uncalibrated (photos, no camera model): a die the pose head calls tipped needs P >=
+        tipped_confidence, one touching another no more than any die (the stricter rules declined one die
+        in fourteen of the development photos, all read right); never a die leaning on another."""
         if d.lie is Pose.OVERLAPPING:
             return False
         if self.calibration is None:
