@@ -34,10 +34,38 @@ class DiePose:
     base: float = 0.0  # height of its lowest corner (a die on another die: one die edge)
 
     def corners(self, size: float) -> np.ndarray:
-        rot = tipped_rotation(self.yaw, self.tilt, self.yaw + self.edge * math.pi / 2)
-        local = (UNIT_CORNERS * (size / 2.0)) @ rot.T
-        centre = np.array([self.x, self.y, self.base - local[:, 2].min()])
-        return local + centre
+        return corners_of([self], size)[0]
+
+    def moved(self, dx: float, dy: float, dyaw: float) -> "DiePose":
+        return DiePose(self.x + dx, self.y + dy, self.yaw + dyaw, self.tilt, self.edge, self.base)
+
+
+def corners_of(poses: list[DiePose], size: float) -> np.ndarray:
+    """The eight corners (mm) of each pose, (N, 8, 3), computed for the whole batch at once (the fit
+    asks for the outlines of a die's 26 neighbouring poses together). Element by element, no matrix
+    product: a pose's corners are the same numbers whether it is asked for alone or in a batch."""
+    rots = np.array([tipped_rotation(p.yaw, p.tilt, p.yaw + p.edge * math.pi / 2) if p.tilt else flat_rotation(p.yaw)
+                     for p in poses])
+    u = UNIT_CORNERS * (size / 2.0)
+    local = (rots[:, None, :, 0] * u[None, :, 0, None] + rots[:, None, :, 1] * u[None, :, 1, None]
+             + rots[:, None, :, 2] * u[None, :, 2, None])
+    lift = np.array([p.base for p in poses]) - local[:, :, 2].min(axis=1)
+    centres = np.column_stack([[p.x for p in poses], [p.y for p in poses], lift])
+    return local + centres[:, None, :]
+
+
+def pixels_of(camera: PinholeCamera, points: np.ndarray) -> np.ndarray:
+    """camera.project for an (..., 3) array of table points, element by element (see corners_of)."""
+    d = points - camera.position
+    r = camera.rotation
+    c = [d[..., 0] * r[j, 0] + d[..., 1] * r[j, 1] + d[..., 2] * r[j, 2] for j in range(3)]
+    return np.stack([c[0] / c[2] * camera.focal_px + camera.width / 2.0,
+                     c[1] / c[2] * camera.focal_px + camera.height / 2.0], axis=-1)
+
+
+def flat_rotation(yaw: float) -> list[list[float]]:
+    c, s = math.cos(yaw), math.sin(yaw)
+    return [[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]
 
 
 def tipped_rotation(yaw: float, tilt: float, towards: float) -> np.ndarray:
@@ -83,10 +111,18 @@ class SilhouetteFitter:
         kept for the fit (a search moves one die at a time: the others' outlines are asked for again)."""
         hulls = self._outlines.get(pose)
         if hulls is None:
-            px = self.camera.project(pose.corners(self.die)) - self.origin
-            quarter = np.round(px * 4).astype(np.int32)
-            hulls = self._outlines[pose] = (cv2.convexHull(quarter), cv2.convexHull(quarter[TOP_CORNERS]))
+            self.prepare([pose])
+            hulls = self._outlines[pose]
         return hulls
+
+    def prepare(self, poses: list[DiePose]) -> None:
+        """Project the outlines of several poses in one batch (those not already kept)."""
+        new = [p for p in dict.fromkeys(poses) if p not in self._outlines]
+        if not new:
+            return
+        quarter = np.round((pixels_of(self.camera, corners_of(new, self.die)) - self.origin) * 4).astype(np.int32)
+        for pose, q in zip(new, quarter):
+            self._outlines[pose] = (cv2.convexHull(q), cv2.convexHull(q[TOP_CORNERS]))
 
     def iou(self, poses: tuple[DiePose, ...]) -> float:
         """Intersection over union of the poses' outlines with the silhouette, less a penalty for
@@ -142,13 +178,15 @@ class SilhouetteFitter:
         for _ in range(rounds):
             improved = False
             p = poses[i]
-            for dx, dy, dyaw in product((-step_mm, 0.0, step_mm), (-step_mm, 0.0, step_mm), (-step_yaw, 0.0, step_yaw)):
-                if dx == dy == dyaw == 0.0:
-                    continue
-                poses[i] = replace(p, x=p.x + dx, y=p.y + dy, yaw=p.yaw + dyaw)
+            steps = [s for s in product((-step_mm, 0.0, step_mm), (-step_mm, 0.0, step_mm), (-step_yaw, 0.0, step_yaw))
+                     if s != (0.0, 0.0, 0.0)]
+            self.prepare([p.moved(*s) for s in steps])
+            for k, step in enumerate(steps):
+                poses[i] = p.moved(*step)
                 score = self.iou(tuple(poses))
                 if score > best + 1e-6:
                     best, p, improved = score, poses[i], True
+                    self.prepare([p.moved(*s) for s in steps[k + 1:]])  # the rest are tried from here
             poses[i] = p
             if not improved:
                 step_mm, step_yaw = step_mm / 2, step_yaw / 2

@@ -1,0 +1,56 @@
+"""The silhouette fitter's geometry (vision/pose_fit.py): batched corners and projections, and a fit that
+finds a die where it is."""
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.camera_model import PinholeCamera
+from vision.pose_fit import DiePose, SilhouetteFitter, corners_of, pixels_of
+
+DIE_MM = 19.0
+CAMERA = PinholeCamera.over((400.0, 250.0), (800.0, 450.0), height_mm=1100.0, tilt=(0.03, -0.02, 0.01))
+POSES = [DiePose(380.0, 240.0, 0.3), DiePose(420.5, 260.0, -1.1, math.radians(25), 2),
+         DiePose(300.0, 200.0, 2.0, 0.0, 0, DIE_MM), DiePose(500.0, 300.0, 0.7, math.radians(40), 3)]
+
+
+def test_a_pose_has_the_same_corners_alone_and_in_a_batch():
+    batch = corners_of(POSES, DIE_MM)
+    for pose, corners in zip(POSES, batch):
+        assert np.array_equal(pose.corners(DIE_MM), corners)
+    assert np.array_equal(pixels_of(CAMERA, batch)[1], pixels_of(CAMERA, batch[1]))
+
+
+def test_corners_rest_on_their_base_with_the_die_edge_between_them():
+    for pose, corners in zip(POSES, corners_of(POSES, DIE_MM)):
+        assert corners[:, 2].min() == pytest.approx(pose.base, abs=1e-9)
+        edges = [np.linalg.norm(corners[a] - corners[b]) for a in range(8) for b in range(a + 1, 8)]
+        assert min(edges) == pytest.approx(DIE_MM)  # a cube of the die's edge, whatever its pose
+    flat = corners_of([POSES[0]], DIE_MM)[0]
+    assert flat[:, 2].max() == pytest.approx(DIE_MM)
+    assert flat[:, :2].mean(axis=0) == pytest.approx([POSES[0].x, POSES[0].y])
+
+
+def test_pixels_of_is_the_cameras_projection():
+    points = corners_of(POSES, DIE_MM).reshape(-1, 3)
+    assert np.allclose(pixels_of(CAMERA, points), CAMERA.project(points), atol=1e-9)
+    assert not np.allclose(CAMERA.tilt, np.eye(3))  # a tilted camera: every term of the rotation counts
+
+
+def test_the_flat_fit_finds_a_die_seen_off_by_three_millimetres_and_six_degrees():
+    truth = DiePose(402.0, 251.0, 0.4)
+    px = CAMERA.project(truth.corners(DIE_MM))
+    origin = (int(px[:, 0].min()) - 30, int(px[:, 1].min()) - 30)
+    silhouette = np.zeros((160, 160), np.uint8)
+    cv2.fillConvexPoly(silhouette, np.round(cv2.convexHull(px.astype(np.float32)) - origin).astype(np.int32), 1)
+    fitter = SilhouetteFitter(CAMERA, DIE_MM, silhouette, origin)
+    start = DiePose(truth.x + 2.0, truth.y - 2.2, truth.yaw + math.radians(6))
+    assert fitter.iou((start,)) < 0.85
+    fit = fitter.fit_flat([start])
+    found = fit.poses[0]
+    assert fit.kind == "flat" and fit.iou > 0.93
+    assert math.hypot(found.x - truth.x, found.y - truth.y) < 0.6
+    turn = (found.yaw - truth.yaw + math.pi / 4) % (math.pi / 2) - math.pi / 4  # a square turned 90 degrees is itself
+    assert abs(math.degrees(turn)) < 2.0
