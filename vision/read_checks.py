@@ -24,6 +24,11 @@ LEANING_SILHOUETTE = 1.25  # ... and, when its silhouette is this much larger th
 SURELY_FLAT_ALONE = 0.97  # ... this surely (cocked and stacked dice of the tune looks sat at 1.27-1.28)
 TOUCHING_FLAT = 0.85  # a die touching another is read only when the pose network finds it flat this surely
 LAMP_BLOB = 2.5  # light pips: a bright spot this many times the face's other bright spots is a lamp mirrored
+# Light pips, a face read 3 or 5: its middle spot unlike its corner pips (area and peak brightness over theirs,
+# elongation less theirs) is a lamp mirrored where a pip would be. Ranges of the middle pips of right reads.
+MIDDLE_AREA = (0.7, 1.4)
+MIDDLE_PEAK = (0.9, 1.12)
+MIDDLE_ELONGATION = 0.25
 
 
 def crowded(die: Die, dice: list[Die], die_px: float) -> bool:
@@ -70,8 +75,10 @@ def lamp_in_face(frame: np.ndarray, die: Die, die_px: float) -> bool:
     """A lamp mirrored in the glossy top face of a die with light pips: a bright spot much larger than the
     face's other bright spots (its pips) — a spot that can be read as a pip, or hide one. The reader's
     value is not trusted then (tune looks, seeds 31-32: 5 of the 6 light-pipped dice read wrong showed one).
-    A lamp image the size of a pip is not told from a pip (a red 2 read 3 at P 0.99). Dark pips on a light
-    face are left to the confidence floor (a lamp over a dark pip greys it: the classifier is unsure).
+    A lamp image the size of a pip is told from a pip only in the middle of a face read 3 or 5, by its
+    corner pips (`middle_unlike_corners`); elsewhere it is not. Dark pips on a light face are left to the
+    confidence floor (a lamp over a dark pip greys it: the classifier is unsure); a lamp that hides a dark pip
+    outright is not seen (tune looks, seeds 33-34: 4 white dice read a pip or more short at P 0.97-0.99).
     Looks at the face turned square, in the classical reader's patch (pip_reader): a spot is brighter than
     half-way from the face colour (the middle's median) to the face's brightest 2 %."""
     if not die.outline:
@@ -87,16 +94,49 @@ def lamp_in_face(frame: np.ndarray, die: Die, die_px: float) -> bool:
     if colour - low > high - colour:
         return False  # dark pips on a light face
     bright = (lum > colour + 0.5 * (high - colour)).astype(np.uint8)
-    _, _, stats, centres = cv2.connectedComponentsWithStats(bright, connectivity=8)
+    _, labels, stats, centres = cv2.connectedComponentsWithStats(bright, connectivity=8)
     # A spot on the face: its middle in the face's middle square, and not reaching beyond the face (printing
     # on the felt, a neighbour's pips, a die found off its centre reach out).
     near, far = c - h, c + h
     edge_lo, edge_hi = c - int(0.6 * unit), c + int(0.6 * unit)
-    inside = [int(a) for (x, y, w, hh, a), (cx, cy) in zip(stats[1:], centres[1:])
+    inside = [k for k, ((x, y, w, hh, a), (cx, cy)) in enumerate(zip(stats[1:], centres[1:]), start=1)
               if a >= 3 and near <= cx <= far and near <= cy <= far
               and x >= edge_lo and y >= edge_lo and x + w <= edge_hi and y + hh <= edge_hi]
-    areas = sorted(inside, reverse=True)
-    return len(areas) >= 2 and areas[0] > LAMP_BLOB * float(np.median(areas[1:]))
+    areas = sorted((int(stats[k, cv2.CC_STAT_AREA]) for k in inside), reverse=True)
+    if len(areas) >= 2 and areas[0] > LAMP_BLOB * float(np.median(areas[1:])):
+        return True
+    return die.value in (3, 5) and middle_unlike_corners(lum - colour, labels, stats, centres, inside, c, 0.15 * unit)
+
+
+def middle_unlike_corners(above: np.ndarray, labels: np.ndarray, stats: np.ndarray, centres: np.ndarray,
+                          spots: list[int], c: int, reach: float) -> bool:
+    """A light-pipped face read 3 or 5 whose middle spot (within `reach` of the patch centre `c`) is not a pip
+    like its corner pips: larger or smaller, brighter or dimmer, or longer — a lamp mirrored in the middle of
+    a 2 or a 4 (tune looks, seeds 31-34: the 6 light-pipped dice read 3 or 5 wrong all showed one; of the
+    945 read right, 32 were declined, 31 of them with a lamp in the face). Pips alike in a die's face are
+    what a pip is; a lamp is not painted to match them."""
+    if len(spots) < 2:
+        return False
+    shapes = []
+    for k in spots:
+        x, y, w, h = stats[k, :4]
+        mask = (labels[y:y + h, x:x + w] == k).astype(np.uint8)
+        m = cv2.moments(mask, binaryImage=True)
+        a = m["m00"]
+        mu20, mu02, mu11 = m["mu20"] / a, m["mu02"] / a, m["mu11"] / a
+        spread = math.hypot((mu20 - mu02) / 2.0, mu11)
+        long, short = (mu20 + mu02) / 2.0 + spread, max((mu20 + mu02) / 2.0 - spread, 1e-3)
+        distance = math.hypot(centres[k][0] - c, centres[k][1] - c)
+        shapes.append((distance, a, float(above[y:y + h, x:x + w][mask > 0].max()), math.sqrt(long / short)))
+    shapes.sort()
+    distance, area, peak, elongation = shapes[0]
+    if distance > reach:
+        return False  # no spot in the middle
+    corners = np.array(shapes[1:])
+    area_ratio = area / float(np.median(corners[:, 1]))
+    peak_ratio = peak / max(float(np.median(corners[:, 2])), 1e-3)
+    return (not MIDDLE_AREA[0] <= area_ratio <= MIDDLE_AREA[1] or not MIDDLE_PEAK[0] <= peak_ratio <= MIDDLE_PEAK[1]
+            or elongation - float(np.median(corners[:, 3])) > MIDDLE_ELONGATION)
 
 
 def quantile(ordered: np.ndarray, q: float) -> float:

@@ -1,7 +1,8 @@
 """A lamp mirrored in a die's glossy top face: a spot that reads as a pip, or hides one (issue 18: 7 of 9 wrong
 results published on another renderer's tables had a lamp in that die's face). The reader declines the die:
-a light-pipped face with a bright spot much larger than its pips (`lamp_in_face`), or any die read below
-the calibrated confidence floor (a lamp over a dark pip greys it)."""
+a light-pipped face with a bright spot much larger than its pips, or a face read 3 or 5 whose middle spot is
+unlike its corner pips (`lamp_in_face`), or any die read below the calibrated confidence floor (a lamp over a
+dark pip greys it)."""
 
 from __future__ import annotations
 
@@ -23,9 +24,10 @@ EDGE = 40.0  # die edge in pixels
 GRID = 0.27  # pip offset from the face centre, in die edges
 
 
-def drawn_die(body, pips, value_pips, lamp: bool, angle: float = 20.0) -> tuple[np.ndarray, Die]:
+def drawn_die(body, pips, value_pips, lamp: bool, angle: float = 20.0, value: int = 3,
+              lamp_axes: tuple[int, int] = (9, 5)) -> tuple[np.ndarray, Die]:
     """A die face drawn square on green felt, turned by `angle`, with pips at grid offsets and, when
-    `lamp`, a white ellipse (a lamp's mirror image) over its middle."""
+    `lamp`, a white ellipse (a lamp's mirror image) over its middle; the Die says it was read `value`."""
     frame = np.full((200, 200, 3), (40, 110, 30), np.uint8)
     x = y = 100.0
     outline = square_outline(x, y, EDGE, angle)
@@ -36,14 +38,17 @@ def drawn_die(body, pips, value_pips, lamp: bool, angle: float = 20.0) -> tuple[
         cv2.circle(frame, (int(round(px * 16)), int(round(py * 16))), int(0.09 * EDGE * 16), pips, -1,
                    cv2.LINE_AA, shift=4)
     if lamp:
-        cv2.ellipse(frame, (int(x), int(y)), (9, 5), angle + 30, 0, 360, (255, 255, 255), -1, cv2.LINE_AA)
+        cv2.ellipse(frame, (int(x), int(y)), lamp_axes, angle + 30, 0, 360, (255, 255, 255), -1, cv2.LINE_AA)
     frame = cv2.GaussianBlur(frame, (0, 0), 0.8)
-    return frame, Die(3, x, y, EDGE, EDGE, 0.99, Pose.FLAT, True, outline, None)
+    return frame, Die(value, x, y, EDGE, EDGE, 0.99, Pose.FLAT, True, outline, None)
 
 
 RED, WHITE, WHITE_PIP, BLACK_PIP = (40, 36, 196), (232, 234, 236), (245, 245, 245), (25, 25, 25)
+GREEN = (70, 140, 30)
 TWO = ((-1, -1), (1, 1))
 THREE = ((-1, -1), (0, 0), (1, 1))
+FOUR = ((-1, -1), (-1, 1), (1, -1), (1, 1))
+FIVE = FOUR + ((0, 0),)
 
 
 def test_a_lamp_in_the_middle_of_a_red_two_is_seen():
@@ -54,6 +59,18 @@ def test_a_lamp_in_the_middle_of_a_red_two_is_seen():
 @pytest.mark.parametrize("pips", [TWO, THREE, ((-1, -1), (-1, 1), (1, -1), (1, 1), (0, 0))])
 def test_light_pips_alone_are_not_a_lamp(pips):
     frame, die = drawn_die(RED, WHITE_PIP, pips, lamp=False)
+    assert not lamp_in_face(frame, die, EDGE)
+
+
+def test_a_tube_lamp_the_size_of_a_pip_in_the_middle_of_a_green_four_read_five_is_seen():
+    """No larger than a pip (the spot-size rule cannot see it), but longer than the corner pips: a lamp."""
+    frame, die = drawn_die(GREEN, WHITE_PIP, FOUR, lamp=True, value=5, lamp_axes=(6, 2))
+    assert lamp_in_face(frame, die, EDGE)
+
+
+@pytest.mark.parametrize("value, pips", [(5, FIVE), (3, THREE)])
+def test_a_middle_pip_like_its_corners_is_a_pip(value, pips):
+    frame, die = drawn_die(GREEN, WHITE_PIP, pips, lamp=False, value=value)
     assert not lamp_in_face(frame, die, EDGE)
 
 
@@ -94,3 +111,24 @@ def test_a_rendered_red_two_with_a_lamp_in_its_middle_is_declined_not_read_three
     loose_read = {(round(t.x), round(t.y)): d for t, d in match(loose.read(frame), truth, reading.die_size_px)}
     assert any(loose_read[(round(t.x), round(t.y))] is not None
                and loose_read[(round(t.x), round(t.y))].value != t.value for t, _ in glared)
+
+
+def test_a_rendered_green_four_with_a_lamp_in_its_middle_is_declined_not_read_five(monkeypatch):
+    """Tune looks, seed 33 (a study set of this session, like 31-32), throw 287: a green 4 with a lamp
+    mirrored in its middle, read 5 at P 0.98 — above the confidence floor, the lamp no larger than a pip.
+    The middle-pip rule declines it; without that rule the reader publishes the 5."""
+    import vision.read_checks as read_checks
+
+    rig, empty, frame, truth = lamp_throw(33, 287)
+    cal = calibrate(empty, rig.layout, float(rig.camera.position[2]))
+    reader = DiceReader(cal, background=empty)
+    reading = reader.read(frame)
+    glared = [(t, d) for t, d in match(reading, truth, reading.die_size_px) if t.glare]
+    assert [t.value for t, _ in glared] == [4] and glared[0][1] is not None
+    die = glared[0][1]
+    assert die.value == 5 and not die.is_read and lamp_in_face(frame, die, reading.die_size_px)
+    monkeypatch.setattr(read_checks, "MIDDLE_AREA", (0.0, np.inf))
+    monkeypatch.setattr(read_checks, "MIDDLE_PEAK", (0.0, np.inf))
+    monkeypatch.setattr(read_checks, "MIDDLE_ELONGATION", np.inf)
+    again = {t.value: d for t, d in match(reader.read(frame), truth, reading.die_size_px) if t.glare}
+    assert again[4].is_read and again[4].value == 5  # the wrong value the rule keeps from being published
