@@ -19,7 +19,8 @@ from .camera_model import PinholeCamera
 from .camera_pose import camera_from_homography
 from .errors import CalibrationError
 from .layouts import ARUCO_DICTIONARY, Layout
-from .markers import detect_markers, marker_corners_mm, recover
+from .markers import (detect_markers, detect_sightings, fitting_sightings, layout_error_mm,  # noqa: F401 - re-exported
+                      marker_corners_mm, recover)
 
 VERSION = 1
 
@@ -188,10 +189,12 @@ def calibrate(image: np.ndarray, layout: Layout, camera_height_mm: float | None 
     """Find the layout's four markers in `image` and compute the homography to table mm.
 
     `camera_height_mm` (the lens above the felt, measured) lets the reader check poses in 3D. A marker
-    the detector misses is looked for where the other three put it (vision.markers); the calibration's
-    `notes` say which were found so. Refused, saying why per marker, when a marker is still missing.
+    the detector misses is looked for where the other three put it (vision.markers); an id read in two
+    places (printing read as a marker) is taken where it lies as the layout says with the others, and a
+    marker whose only sighting does not fit is looked for where the others put it. The calibration's
+    `notes` say which were found so. Refused, saying why per marker, when a marker is still missing or off.
     """
-    found = detect_markers(image, set(layout.markers))
+    found, notes = fitting_sightings(layout, detect_sightings(image, set(layout.markers)))
     recovered, why = recover(image, layout, found)
     found.update(recovered)
     missing = sorted(set(layout.markers) - set(found))
@@ -199,21 +202,44 @@ def calibrate(image: np.ndarray, layout: Layout, camera_height_mm: float | None 
         reasons = "; ".join(f"marker {m} {why[m]}" for m in missing)
         raise CalibrationError(f"markers not found: {missing} (found {sorted(found)}; dictionary {ARUCO_DICTIONARY}): "
                                f"{reasons}")
-    src = np.concatenate([found[m] for m in sorted(layout.markers)])
-    dst = np.concatenate([marker_corners_mm(layout, m) for m in sorted(layout.markers)])
-    hom, _ = cv2.findHomography(src, dst, 0)
+    hom, error = layout_error_mm(layout, found)
     if hom is None:
         raise CalibrationError("markers are degenerate: no homography")
-    back = cv2.perspectiveTransform(src.reshape(-1, 1, 2), hom).reshape(-1, 2)
-    error = float(np.sqrt(np.mean(np.sum((back - dst) ** 2, axis=1))))
     if error > MAX_ERROR_MM:
-        raise CalibrationError(f"the markers do not lie where the layout says: {error:.1f} mm RMS off (at most "
-                               f"{MAX_ERROR_MM:g}): a marker moved or bent, or the wrong layout")
+        hom, error, found, why_off = refit_without_the_odd_one(image, layout, found, recovered)
+        if error > MAX_ERROR_MM:
+            raise CalibrationError(f"the markers do not lie where the layout says: {error:.1f} mm RMS off (at most "
+                                   f"{MAX_ERROR_MM:g}): {why_off}")
     h, w = image.shape[:2]
     if camera_height_mm is not None and not 100 <= camera_height_mm <= 10000:
         raise CalibrationError(f"camera height must be 100-10000 mm, got {camera_height_mm}")
-    notes = tuple(f"marker {m} found where the other markers put it (every bit read right)" for m in sorted(recovered))
-    return Calibration(layout, (w, h), hom, error, camera_height_mm, notes=notes)
+    notes += [f"marker {m} found where the other markers put it (every bit read right)" for m in sorted(recovered)]
+    return Calibration(layout, (w, h), hom, error, camera_height_mm, notes=tuple(notes))
+
+
+def refit_without_the_odd_one(image: np.ndarray, layout: Layout, found: dict[int, np.ndarray],
+                              recovered: dict[int, np.ndarray]) -> tuple[np.ndarray | None, float, dict, str]:
+    """The markers do not fit the layout together. When all but one do, that one is the odd one (printing read
+    as its id while the marker itself was missed, or the marker moved): it is looked for where the others put
+    it and used only when its bits read its id there with none wrong (`recovered` gets it). Returns the
+    homography, its error, the markers used and, when still off, why."""
+    hom, error = layout_error_mm(layout, found)
+    if len(found) < 4:
+        return hom, error, found, "a marker moved or bent, or the wrong layout"
+    fits = {m: layout_error_mm(layout, {k: c for k, c in found.items() if k != m})[1] for m in found}
+    odd = min(fits, key=fits.get)
+    if fits[odd] > MAX_ERROR_MM:
+        return hom, error, found, "more than one marker off: markers moved or bent, or the wrong layout"
+    x, y = found[odd].mean(axis=0)
+    rest = {m: c for m, c in found.items() if m != odd}
+    again, why = recover(image, layout, rest)
+    if odd in again:
+        recovered[odd] = again[odd]
+        hom2, error2 = layout_error_mm(layout, {**rest, odd: again[odd]})
+        return hom2, error2, {**rest, odd: again[odd]}, ""
+    return hom, error, found, (f"marker {odd}, read at ({x:.0f}, {y:.0f}) px, does not lie where the others put it "
+                               f"(they fit within {fits[odd]:.1f} mm without it): moved, or printing read as a "
+                               f"marker; marker {odd} {why.get(odd, 'not found there')}")
 
 
 def annotate(image: np.ndarray, cal: Calibration) -> np.ndarray:

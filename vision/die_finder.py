@@ -239,11 +239,14 @@ def estimate_die_size(stats: np.ndarray, image_area: int) -> float | None:
     return float(np.median(sizes)) if sizes else None
 
 
+CANDIDATE_STEP = 0.4  # die edges between the grid points looked at in a blob of touching dice
+
+
 def cluster_points(mask: np.ndarray, d: float) -> list[tuple[float, float]]:
     """Candidate centres inside a blob larger than one die: a grid over its interior plus the peaks
     of its distance transform (the centres of touching dice)."""
     dist = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
-    step = max(1.0, 0.4 * d)
+    step = max(1.0, CANDIDATE_STEP * d)
     inner = dist >= 0.22 * d
     points = []
     ys, xs = np.nonzero(inner)

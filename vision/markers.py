@@ -14,6 +14,7 @@ calibration says, per marker, what it saw there.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import cv2
@@ -96,24 +97,79 @@ def align(gray: np.ndarray, corners: np.ndarray, marker: int, search_cells: int 
     return cv2.perspectiveTransform(square.reshape(-1, 1, 2), warp).reshape(4, 2).astype(np.float64)
 
 
-def detect_markers(image: np.ndarray, wanted: set[int] | None = None) -> dict[int, np.ndarray]:
-    """ArUco markers in a BGR (or grey) image: id -> 4x2 corner pixels (sub-pixel, on the image itself).
-    Passes of other settings run while a marker of `wanted` (default: ids 0-3) is missing."""
+def detect_sightings(image: np.ndarray, wanted: set[int] | None = None) -> dict[int, list[np.ndarray]]:
+    """Every place each ArUco id was read in a BGR (or grey) image, first sighting first: id -> list of 4x2
+    corner pixels (sub-pixel, on the image itself). Printing on the felt can read as a marker too (letters
+    of a rendered tune table read as marker 1), so an id may be seen more than once. Passes of other
+    settings run while a marker of `wanted` (default: ids 0-3) is missing; a prepared pass only adds ids not
+    seen yet (fitting a sighting's corners to its bits costs an image alignment)."""
     wanted = {0, 1, 2, 3} if wanted is None else wanted
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-    found: dict[int, np.ndarray] = {}
+    seen: dict[int, list[np.ndarray]] = {}
     for _, prepare, settings in PASSES:
         detector = cv2.aruco.ArucoDetector(DICTIONARY, _parameters(**settings))
         corners, ids, _ = detector.detectMarkers(gray if prepare is None else prepare(gray))
         for i, c in zip(ids.ravel() if ids is not None else (), corners):
-            if int(i) not in found:
-                c = c.reshape(4, 2).astype(np.float64)
+            c = c.reshape(4, 2).astype(np.float64)
+            if prepare is not None:
+                if int(i) in seen:
+                    continue
                 # A marker only a prepared image shows has an outline the photo does not: fit its bits instead.
-                found[int(i)] = c if prepare is None else align(gray, c, int(i))
-        found = {i: c for i, c in found.items() if c is not None}
-        if wanted <= set(found):
+                c = align(gray, c, int(i))
+                if c is None:
+                    continue
+            places = seen.setdefault(int(i), [])
+            if all(np.hypot(*(c.mean(axis=0) - o.mean(axis=0))) > 0.5 * side_px(o) for o in places):
+                places.append(c)
+        if wanted <= set(seen):
             break
-    return found
+    return seen
+
+
+def detect_markers(image: np.ndarray, wanted: set[int] | None = None) -> dict[int, np.ndarray]:
+    """ArUco markers in a BGR (or grey) image: id -> 4x2 corner pixels of its first sighting
+    (`detect_sightings`)."""
+    return {i: places[0] for i, places in detect_sightings(image, wanted).items()}
+
+
+def layout_error_mm(layout: Layout, found: dict[int, np.ndarray]) -> tuple[np.ndarray | None, float]:
+    """The homography (image px -> table mm) of the markers found and how far (RMS, mm) their corners then lie
+    from the layout's; (None, inf) when they cannot place one."""
+    ids = sorted(m for m in found if m in layout.markers)
+    if len(ids) < 2:
+        return None, float("inf")
+    src = np.concatenate([found[m] for m in ids])
+    dst = np.concatenate([marker_corners_mm(layout, m) for m in ids])
+    hom, _ = cv2.findHomography(src, dst, 0)
+    if hom is None:
+        return None, float("inf")
+    back = cv2.perspectiveTransform(src.reshape(-1, 1, 2), hom).reshape(-1, 2)
+    return hom, float(np.sqrt(np.mean(np.sum((back - dst) ** 2, axis=1))))
+
+
+MAX_SIGHTINGS = 3  # sightings of one id weighed against each other (the first ones)
+
+
+def fitting_sightings(layout: Layout, seen: dict[int, list[np.ndarray]]) -> tuple[dict[int, np.ndarray], list[str]]:
+    """One sighting per marker of the layout: where an id was read more than once, the sightings that lie
+    together as the layout says (the least RMS error); and a note for each id read more than once. With
+    fewer than three markers seen nothing can be weighed: the first sighting is kept."""
+    ids = sorted(m for m in seen if m in layout.markers)
+    options = [seen[m][:MAX_SIGHTINGS] for m in ids]
+    first = {m: places[0] for m, places in zip(ids, options)}
+    if len(ids) < 3 or all(len(places) == 1 for places in options):
+        return first, []
+    best = min(itertools.product(*options), key=lambda combo: layout_error_mm(layout, dict(zip(ids, combo)))[1])
+    chosen = dict(zip(ids, best))
+    notes = []
+    for m, places in zip(ids, options):
+        if len(places) > 1:
+            others = ", ".join(f"({c.mean(axis=0)[0]:.0f}, {c.mean(axis=0)[1]:.0f})" for c in places
+                               if c is not chosen[m])
+            x, y = chosen[m].mean(axis=0)
+            notes.append(f"marker {m} read at ({x:.0f}, {y:.0f}) px, where the others put it; also read at "
+                         f"{others} px (printing read as a marker): not used")
+    return chosen, notes
 
 
 @dataclass(frozen=True, slots=True)
