@@ -4,6 +4,7 @@ the camera model. Each returns True when the die must be declined (`uncertain`);
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -105,28 +106,39 @@ def lamp_in_face(frame: np.ndarray, die: Die, die_px: float) -> bool:
     areas = sorted((int(stats[k, cv2.CC_STAT_AREA]) for k in inside), reverse=True)
     if len(areas) >= 2 and areas[0] > LAMP_BLOB * float(np.median(areas[1:])):
         return True
-    return die.value in (3, 5) and middle_unlike_corners(lum - colour, labels, stats, centres, inside, c, 0.15 * unit)
+    return die.value in (3, 5) and middle_unlike_corners(lum - colour, Spots(labels, stats, centres, inside), c,
+                                                         0.15 * unit)
 
 
-def middle_unlike_corners(above: np.ndarray, labels: np.ndarray, stats: np.ndarray, centres: np.ndarray,
-                          spots: list[int], c: int, reach: float) -> bool:
+@dataclass(frozen=True, slots=True)
+class Spots:
+    """The bright spots of a face patch: its connected-component labels, their stats and centres (OpenCV's), and
+    which of them lie on the face."""
+
+    labels: np.ndarray
+    stats: np.ndarray
+    centres: np.ndarray
+    on_face: list[int]
+
+
+def middle_unlike_corners(above: np.ndarray, spots: Spots, c: int, reach: float) -> bool:
     """A light-pipped face read 3 or 5 whose middle spot (within `reach` of the patch centre `c`) is not a pip
     like its corner pips: larger or smaller, brighter or dimmer, or longer — a lamp mirrored in the middle of
     a 2 or a 4 (tune looks, seeds 31-34: the 6 light-pipped dice read 3 or 5 wrong all showed one; of the
     945 read right, 32 were declined, 31 of them with a lamp in the face). Pips alike in a die's face are
     what a pip is; a lamp is not painted to match them."""
-    if len(spots) < 2:
+    if len(spots.on_face) < 2:
         return False
     shapes = []
-    for k in spots:
-        x, y, w, h = stats[k, :4]
-        mask = (labels[y:y + h, x:x + w] == k).astype(np.uint8)
+    for k in spots.on_face:
+        x, y, w, h = spots.stats[k, :4]
+        mask = (spots.labels[y:y + h, x:x + w] == k).astype(np.uint8)
         m = cv2.moments(mask, binaryImage=True)
         a = m["m00"]
         mu20, mu02, mu11 = m["mu20"] / a, m["mu02"] / a, m["mu11"] / a
         spread = math.hypot((mu20 - mu02) / 2.0, mu11)
         long, short = (mu20 + mu02) / 2.0 + spread, max((mu20 + mu02) / 2.0 - spread, 1e-3)
-        distance = math.hypot(centres[k][0] - c, centres[k][1] - c)
+        distance = math.hypot(spots.centres[k][0] - c, spots.centres[k][1] - c)
         shapes.append((distance, a, float(above[y:y + h, x:x + w][mask > 0].max()), math.sqrt(long / short)))
     shapes.sort()
     distance, area, peak, elongation = shapes[0]
