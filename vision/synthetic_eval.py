@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .at_rest import agree
 from .calibration import calibrate
 from .dice_reader import DiceReader
 from .reading import Reading
@@ -37,9 +38,12 @@ def track_readings(reader: DiceReader, rig: TableRig, dice: list[SceneDie], kind
 
 
 def evaluate_synthetic(n_throws: int, seed: int = 0, classifier="default", games=None,
-                       throws_per_rig: int = 25, on_throw=None, split: str = "tune") -> SyntheticScore:
+                       throws_per_rig: int = 25, on_throw=None, split: str = "tune", reads: int = 1) -> SyntheticScore:
     """Render, read and judge `n_throws` throws on tables of the `split` looks (a new rig every
-    `throws_per_rig` throws per game); `on_throw(i, game, kind, frame, truth, reading, verdict)` sees each."""
+    `throws_per_rig` throws per game); `on_throw(i, game, kind, frame, truth, reading, verdict)` sees each.
+    `reads` > 1 judges what that many frames of the resting dice agree on (`at_rest.agree`), as the service
+    does (firmware_host/dice_camera.py: 3 reads over the 0.3 s rest): the same scene under other sensor
+    noise, drawn from a stream of its own, so the first frame and every later throw are those of `reads=1`."""
     rng = np.random.default_rng(seed)
     score = SyntheticScore()
     games = games or list(EXPECTED)
@@ -54,8 +58,12 @@ def evaluate_synthetic(n_throws: int, seed: int = 0, classifier="default", games
         kinds = list(EXPECTED[game])
         kind = kinds[int(rng.integers(0, len(kinds)))]
         dice = random_scene(rig, kind, rng)
-        frame, truth = render(rig.scene(dice, rng), rng)
+        scene = rig.scene(dice, rng)
+        frame, truth = render(scene, rng)
         reading = reader.read(frame)
+        if reads > 1:
+            noise = np.random.default_rng([seed, i])
+            reading = agree([reading] + [reader.read(render(scene, noise)[0]) for _ in range(reads - 1)])
         track = track_readings(reader, rig, dice, kind, rng) if kind in ("not_past_middle", "wall_bounce") else ()
         verdict = judge(reading, rules_for(game), reader.calibration, track)
         add(score, game, kind, truth, reading, verdict, reader.calibration.die_px)

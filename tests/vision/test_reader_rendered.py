@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 
 from vision.face_classifier import DEFAULT_WEIGHTS
@@ -109,3 +111,25 @@ def test_a_tipped_die_beside_another_leans_on_it_and_is_never_a_read():
     assert dice[0].lie is Pose.OVERLAPPING and dice[1].lie is Pose.FLAT
     dice, _ = assign_poses([leaning, far], ctx, [Pose.COCKED, Pose.FLAT])
     assert dice[0].lie is Pose.COCKED
+
+
+def test_three_agreed_reads_judge_the_same_throws_and_only_ever_take_reads_away():
+    """`reads=3` judges what three frames of the resting dice agree on, as the service does: the same throws
+    (the extra frames' noise comes from a stream of its own), and agreement can only turn reads into declines,
+    never make a read or a valid verdict."""
+    if not DEFAULT_WEIGHTS.is_file():
+        pytest.skip("no committed weights")
+    one = evaluate_synthetic(8, seed=100)
+    three = evaluate_synthetic(8, seed=100, reads=3)
+    assert one.throws == three.throws == 8 and one.dice == three.dice
+    assert thrown(one) == thrown(three)
+    assert three.read_right <= one.read_right and three.misread <= one.misread
+    assert three.declined >= one.declined and three.valid_verdicts <= one.valid_verdicts
+
+
+def thrown(score) -> Counter:
+    """How many throws of each game and kind were judged (whatever the verdict)."""
+    out: Counter = Counter()
+    for (game, kind, _), n in score.verdicts.items():
+        out[(game, kind)] += n
+    return out
