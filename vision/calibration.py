@@ -206,7 +206,11 @@ def calibrate(image: np.ndarray, layout: Layout, camera_height_mm: float | None 
     if hom is None:
         raise CalibrationError("markers are degenerate: no homography")
     if error > MAX_ERROR_MM:
-        hom, error, found, why_off = refit_without_the_odd_one(image, layout, found, recovered)
+        odd, corners, why_off = the_odd_one_found_again(image, layout, found)
+        if corners is not None:
+            found[odd] = recovered[odd] = corners
+            hom, error = layout_error_mm(layout, found)
+            why_off = f"marker {odd} was found again where the others put it, and they still do not fit"
         if error > MAX_ERROR_MM:
             raise CalibrationError(f"the markers do not lie where the layout says: {error:.1f} mm RMS off (at most "
                                    f"{MAX_ERROR_MM:g}): {why_off}")
@@ -217,29 +221,25 @@ def calibrate(image: np.ndarray, layout: Layout, camera_height_mm: float | None 
     return Calibration(layout, (w, h), hom, error, camera_height_mm, notes=tuple(notes))
 
 
-def refit_without_the_odd_one(image: np.ndarray, layout: Layout, found: dict[int, np.ndarray],
-                              recovered: dict[int, np.ndarray]) -> tuple[np.ndarray | None, float, dict, str]:
+def the_odd_one_found_again(image: np.ndarray, layout: Layout, found: dict[int, np.ndarray]
+                            ) -> tuple[int | None, np.ndarray | None, str]:
     """The markers do not fit the layout together. When all but one do, that one is the odd one (printing read
     as its id while the marker itself was missed, or the marker moved): it is looked for where the others put
-    it and used only when its bits read its id there with none wrong (`recovered` gets it). Returns the
-    homography, its error, the markers used and, when still off, why."""
-    hom, error = layout_error_mm(layout, found)
+    it. Returns the odd marker and its corners there when its bits read its id with none wrong; else the
+    corners are None and the string says why the markers are off."""
     if len(found) < 4:
-        return hom, error, found, "a marker moved or bent, or the wrong layout"
+        return None, None, "a marker moved or bent, or the wrong layout"
     fits = {m: layout_error_mm(layout, {k: c for k, c in found.items() if k != m})[1] for m in found}
     odd = min(fits, key=fits.get)
     if fits[odd] > MAX_ERROR_MM:
-        return hom, error, found, "more than one marker off: markers moved or bent, or the wrong layout"
-    x, y = found[odd].mean(axis=0)
-    rest = {m: c for m, c in found.items() if m != odd}
-    again, why = recover(image, layout, rest)
+        return None, None, "more than one marker off: markers moved or bent, or the wrong layout"
+    again, why = recover(image, layout, {m: c for m, c in found.items() if m != odd})
     if odd in again:
-        recovered[odd] = again[odd]
-        hom2, error2 = layout_error_mm(layout, {**rest, odd: again[odd]})
-        return hom2, error2, {**rest, odd: again[odd]}, ""
-    return hom, error, found, (f"marker {odd}, read at ({x:.0f}, {y:.0f}) px, does not lie where the others put it "
-                               f"(they fit within {fits[odd]:.1f} mm without it): moved, or printing read as a "
-                               f"marker; marker {odd} {why.get(odd, 'not found there')}")
+        return odd, again[odd], ""
+    x, y = found[odd].mean(axis=0)
+    return odd, None, (f"marker {odd}, read at ({x:.0f}, {y:.0f}) px, does not lie where the others put it (they "
+                       f"fit within {fits[odd]:.1f} mm without it): moved, or printing read as a marker; marker "
+                       f"{odd} {why.get(odd, 'not found there')}")
 
 
 def annotate(image: np.ndarray, cal: Calibration) -> np.ndarray:
