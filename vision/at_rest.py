@@ -100,32 +100,65 @@ def same_die(a: Die, b: Die, tolerance_px: float) -> bool:
     return float(np.hypot(a.x - b.x, a.y - b.y)) <= tolerance_px
 
 
+# Frames that agree on a die declined for its confidence alone read it on their mean confidence, when no frame
+# reads it under this (a frame much less sure than the others saw something they did not).
+AGREED_FLOOR = 0.9
+
+
 def agree(readings: list[Reading]) -> Reading:
     """One reading from several frames of dice at rest.
 
     Each die of the first reading must be found in every other reading at the same place (within a
-    quarter of a die) with the same value and pose; a die that is not is reported `uncertain`. A
-    different number of dice makes every die `uncertain`.
+    quarter of a die) with the same value and lie; a die that is not is reported `uncertain`. A die
+    is read when every frame reads it, or when every frame either reads it or declined it for its
+    confidence alone (`Die.needs_confidence`) and the frames' mean confidence reaches what it needs, no
+    frame under AGREED_FLOOR: the frames differ by sensor noise only, and a die just sure in one frame
+    and just short in the next is the same die read the same way. A die any frame declined for any other
+    reason (its pose, a lamp, a neighbour) stays declined. A different number of dice makes every die
+    `uncertain`.
     """
     if not readings:
         raise ValueError("agree() needs at least one reading")
     first = readings[0]
+    if len(readings) == 1:
+        return first
     tolerance = 0.25 * max(first.die_size_px, 1.0)
     if any(len(r.dice) != len(first.dice) for r in readings[1:]):
         dice = tuple(replace(d, sure=False) for d in first.dice)
         return replace(first, dice=dice, notes=first.notes + ("frames disagree on the number of dice",))
     dice = []
-    disputed = 0
+    disputed = on_mean = 0
     for d in first.dice:
-        ok = True
+        seen = [d]
         for r in readings[1:]:
             match = [o for o in r.dice if same_die(d, o, tolerance)]
-            if len(match) != 1 or match[0].value != d.value or match[0].pose != d.pose or match[0].lie != d.lie:
-                ok = False
+            if len(match) != 1 or match[0].value != d.value or match[0].lie != d.lie:
                 break
-        if not ok and d.sure:
-            d = replace(d, sure=False)
-            disputed += 1
-        dice.append(d)
+            seen.append(match[0])
+        agreed = agreed_die(seen) if len(seen) == len(readings) else None
+        if agreed is None:
+            agreed = replace(d, sure=False) if d.sure else d
+        disputed += d.sure and not agreed.sure
+        on_mean += agreed.sure and not all(s.sure for s in seen)
+        dice.append(agreed)
     notes = first.notes + ((f"{disputed} dice read differently across frames",) if disputed else ())
+    notes += ((f"{on_mean} dice read on the frames' mean confidence",) if on_mean else ())
     return replace(first, dice=tuple(dice), notes=notes)
+
+
+def agreed_die(seen: list[Die]) -> Die | None:
+    """The first frame's die as the frames, which found it with the same value and lie, read it together;
+    None when some frames read it and others declined it for another reason than its confidence."""
+    first = seen[0]
+    if all(d.sure for d in seen):
+        return first
+    if not any(d.sure for d in seen) and not any(d.needs_confidence for d in seen):
+        return first  # declined in every frame, for other reasons
+    if not all(d.sure or d.needs_confidence for d in seen):
+        return None
+    confidences = [d.confidence for d in seen]
+    mean = float(np.mean(confidences))
+    needed = max(d.needs_confidence for d in seen)
+    if first.value is None or min(confidences) < AGREED_FLOOR or mean < needed:
+        return replace(first, sure=False, needs_confidence=needed)
+    return replace(first, sure=True, confidence=mean, needs_confidence=0.0)

@@ -227,22 +227,34 @@ class DiceReader:
 
     # --- reading ------------------------------------------------------------------------------
     def trust(self, d: Die) -> bool:
-        """On a calibrated table (the product's path) a value is trusted only on a die lying flat read at
-        P >= calibrated_confidence (on the tune looks, every die read wrong below it had a lamp mirrored in
-        its top face: it greys or hides a pip), or flat beside another when very sure. Never on a die
-        tipped, stacked or leaning: from above, its most exposed face cannot be ranked surely against the
-        side faces perspective shows (on the tune looks, cocked dice read at P >= 0.95 were wrong one time
-        in eight); craps then voids `uncertain` and the dealer reads the most exposed face.
-        Uncalibrated (photos, no camera model): a die the pose head calls tipped needs P >=
+        """Whether a die's lie lets its value be read. On a calibrated table (the product's path) a value is
+        read only on a die lying flat, or flat beside another, and only at the confidence `needed` (judged
+        last, in `confident`). Never on a die tipped, stacked or leaning: from above, its most exposed face
+        cannot be ranked surely against the side faces perspective shows (on the tune looks, cocked dice read
+        at P >= 0.95 were wrong one time in eight); craps then voids `uncertain` and the dealer reads the most
+        exposed face. Uncalibrated (photos, no camera model): a die the pose head calls tipped needs P >=
         tipped_confidence, one touching another no more than any die (the stricter rules declined one die
         in fourteen of the development photos, all read right); never a die leaning on another."""
         if d.lie is Pose.OVERLAPPING:
             return False
         if self.calibration is None:
             return d.lie not in TIPPED or d.confidence >= self.settings.tipped_confidence
-        if d.lie in TIPPED or d.confidence < self.settings.calibrated_confidence:
-            return False
-        return d.lie is not Pose.TOUCHING or d.confidence >= self.settings.touching_confidence
+        return d.lie not in TIPPED
+
+    def needed(self, d: Die) -> float:
+        """Calibrated: the P a die's value must reach to be read: calibrated_confidence (on the tune looks,
+        every die read wrong below it had a lamp mirrored in its top face: it greys or hides a pip), more
+        beside another die (touching_confidence: the neighbour's pips)."""
+        st = self.settings
+        return st.touching_confidence if d.lie is Pose.TOUCHING else st.calibrated_confidence
+
+    def confident(self, d: Die) -> Die:
+        """Calibrated: the last check. A die that passed every other one but is read under the confidence it
+        needs is declined, and says so (`needs_confidence`): frames that agree may read it on their mean."""
+        needed = self.needed(d)
+        if not d.sure or d.value is None or d.confidence >= needed:
+            return d
+        return replace(d, sure=False, needs_confidence=needed)
 
     def doubt(self, d: Die, dice: list[Die], ctx: PoseContext) -> bool:
         """True when a die with a value must still be declined (vision/read_checks.py says why)."""
@@ -304,6 +316,9 @@ class DiceReader:
         dice = []
         for f in found:
             value, confidence, sure = self.value_of(f)
+            if self.calibration is not None:
+                # value_of's thresholds lie below the confidence a calibrated die needs: judged last (`confident`)
+                sure = value is not None and (f.probs is not None or sure)
             if f.settled and (f.pose_probs is None or float(f.pose_probs[0]) < self.settings.settled_flat):
                 sure = False  # placed by the fit of flat dice: read only when the pose network agrees it is flat
             angle = f.angle if f.angle is not None else (f.face.angle if f.face is not None else 0.0)
@@ -320,6 +335,8 @@ class DiceReader:
         alone = not_dice_of_their_own(dice, fg.die_size) if self.calibration is None else set()
         dice = [replace(d, sure=False) if d.sure and (i in alone or self.doubt(d, dice, ctx)) else d
                 for i, d in enumerate(dice)]
+        if self.calibration is not None:
+            dice = [self.confident(d) for d in dice]
         dice.sort(key=lambda d: (d.y, d.x))
         return Reading(tuple(dice), tuple(blobs), fg.die_size, (frame.shape[1], frame.shape[0]),
                        self.calibration is not None)

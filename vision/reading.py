@@ -39,6 +39,9 @@ class Die:
     outline: tuple[tuple[float, float], ...] = ()
     table_xy: tuple[float, float] | None = None
     tilt_deg: float = 0.0  # fitted tilt of the top face (calibrated readers)
+    # Declined for its confidence alone (calibrated readers): the P its value needed; 0.0 otherwise. Frames of
+    # dice at rest that agree on it may read it on their mean confidence (`at_rest.agree`).
+    needs_confidence: float = 0.0
 
     @property
     def pose(self) -> Pose:

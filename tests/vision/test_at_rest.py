@@ -7,8 +7,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from vision.at_rest import AtRestDetector, agree, grey_thumbnail
-from vision.dice_reader import DiceReader
+from vision.at_rest import AGREED_FLOOR, AtRestDetector, agree, grey_thumbnail
+from vision.dice_reader import DiceReader, ReaderSettings
 from vision.reading import Die, Pose, Reading
 from vision.synthetic import SceneDie, render
 from vision.synthetic_scenes import random_scene, throw_track
@@ -99,6 +99,56 @@ def test_frames_that_disagree_on_the_count_make_every_die_uncertain():
     b = replace(a, dice=a.dice[:1])
     out = agree([a, b])
     assert not any(d.is_read for d in out.dice)
+
+
+def short(value, x, confidence, needs=0.95):
+    """A die that passed every check but its confidence (as a calibrated reader declines it)."""
+    return Die(value, x, 100.0, 25.0, 25.0, confidence, Pose.FLAT, False, needs_confidence=needs)
+
+
+def test_a_die_just_short_in_one_frame_is_read_on_the_frames_mean_confidence():
+    sure = Reading((replace(die(3, 100), confidence=0.97), die(5, 200)), die_size_px=25.0)
+    just_short = Reading((short(3, 101, 0.94), die(5, 200)), die_size_px=25.0)
+    out = agree([sure, just_short, sure])
+    assert out.values == (3, 5) and out.all_read
+    assert out.dice[0].confidence == pytest.approx((0.97 + 0.94 + 0.97) / 3)
+    assert "1 dice read on the frames' mean confidence" in out.notes
+    # short in every frame, or the mean under what the die needs: still declined, still saying what it needs
+    out = agree([just_short, just_short, sure])
+    assert out.values == (5,) and out.dice[0].needs_confidence == 0.95
+    assert agree([just_short] * 3).values == (5,)
+
+
+def test_the_mean_never_reads_a_die_a_frame_declined_for_another_reason_or_read_far_less_surely():
+    sure = Reading((die(3, 100),), die_size_px=25.0)
+    for other in (Die(3, 100.0, 100.0, 25.0, 25.0, 0.99, Pose.FLAT, False),  # a lamp, its pose, a neighbour
+                  Die(3, 100.0, 100.0, 25.0, 25.0, 0.99, Pose.COCKED, True),  # another lie
+                  short(4, 100, 0.94),  # another value
+                  short(3, 100, AGREED_FLOOR - 0.01)):  # much less sure than the others
+        out = agree([sure, Reading((other,), die_size_px=25.0), sure])
+        assert out.values == () and not out.dice[0].is_read, other
+
+
+def test_a_touching_die_needs_its_own_higher_mean():
+    one = Reading((replace(short(3, 100, 0.96, needs=0.97), lie=Pose.TOUCHING),), die_size_px=25.0)
+    assert agree([one, one, one]).values == ()
+    sure = Reading((Die(3, 100.0, 100.0, 25.0, 25.0, 0.99, Pose.TOUCHING, True),), die_size_px=25.0)
+    assert agree([sure, one, sure]).values == (3,)  # mean 0.98
+
+
+def test_a_calibrated_reader_says_which_dice_it_declined_for_their_confidence_alone(craps_rig):
+    rig, empty, cal = craps_rig
+    rng = np.random.default_rng(7)
+    frame, _ = render(rig.scene(random_scene(rig, "valid", rng), rng), rng)
+    usual = DiceReader(cal, background=empty).read(frame)
+    assert usual.all_read and len(usual.dice) == 2
+    assert all(d.needs_confidence == 0.0 for d in usual.dice)
+    strict = DiceReader(cal, background=empty, settings=ReaderSettings(calibrated_confidence=1.0))
+    declined = strict.read(frame)
+    assert [d.value for d in declined.dice] == [d.value for d in usual.dice]
+    assert not any(d.is_read for d in declined.dice)
+    assert [d.needs_confidence for d in declined.dice] == [1.0, 1.0]
+    assert agree([declined, declined, declined]).values == ()  # no mean reaches 1.0
 
 
 def test_watcher_reads_once_the_dice_rest_and_judges_the_throw(craps_rig):

@@ -128,5 +128,10 @@ def test_a_die_not_lying_flat_is_never_a_read_however_sure(lie, craps_rig):
 
 def test_a_die_touching_another_is_read_only_when_very_sure(craps_rig):
     reader = DiceReader(craps_rig[2], background=craps_rig[1])
-    assert not reader.trust(replace(die(2, 100.0, 100.0, 0.95), lie=Pose.TOUCHING))
-    assert reader.trust(replace(die(2, 100.0, 100.0, 0.98), lie=Pose.TOUCHING))
+    touching = replace(die(2, 100.0, 100.0, 0.95), lie=Pose.TOUCHING)
+    assert reader.trust(touching)  # its lie lets it be read; its confidence is judged last
+    declined = reader.confident(touching)
+    assert not declined.is_read and declined.needs_confidence == reader.settings.touching_confidence == 0.97
+    assert reader.confident(replace(touching, confidence=0.98)).is_read
+    assert reader.confident(replace(touching, lie=Pose.FLAT)).is_read  # alone, 0.95 is enough
+    assert not reader.trust(replace(touching, lie=Pose.COCKED, confidence=0.999))
