@@ -36,6 +36,8 @@ class Calibration:
     camera_height_mm: float | None = None  # measured at installation; enables the 3D pose checks
     empty_table: Path | None = None  # the installation photo of the empty table (the reader's first model)
     notes: tuple[str, ...] = ()  # how the markers were found, when not plainly (not saved)
+    recovered: tuple[int, ...] = ()  # markers the detector missed, found where the others put them (not saved)
+    read_twice: tuple[int, ...] = ()  # ids read in more than one place: the sighting fitting the layout used
 
     @cached_property
     def camera(self) -> PinholeCamera | None:
@@ -194,7 +196,9 @@ def calibrate(image: np.ndarray, layout: Layout, camera_height_mm: float | None 
     marker whose only sighting does not fit is looked for where the others put it. The calibration's
     `notes` say which were found so. Refused, saying why per marker, when a marker is still missing or off.
     """
-    found, notes = fitting_sightings(layout, detect_sightings(image, set(layout.markers)))
+    seen = detect_sightings(image, set(layout.markers))
+    found, notes = fitting_sightings(layout, seen)
+    read_twice = tuple(sorted(m for m, places in seen.items() if m in layout.markers and len(places) > 1))
     recovered, why = recover(image, layout, found)
     found.update(recovered)
     missing = sorted(set(layout.markers) - set(found))
@@ -218,7 +222,8 @@ def calibrate(image: np.ndarray, layout: Layout, camera_height_mm: float | None 
     if camera_height_mm is not None and not 100 <= camera_height_mm <= 10000:
         raise CalibrationError(f"camera height must be 100-10000 mm, got {camera_height_mm}")
     notes += [f"marker {m} found where the other markers put it (every bit read right)" for m in sorted(recovered)]
-    return Calibration(layout, (w, h), hom, error, camera_height_mm, notes=tuple(notes))
+    return Calibration(layout, (w, h), hom, error, camera_height_mm, notes=tuple(notes),
+                       recovered=tuple(sorted(recovered)), read_twice=read_twice)
 
 
 def the_odd_one_found_again(image: np.ndarray, layout: Layout, found: dict[int, np.ndarray]

@@ -28,7 +28,8 @@ def test_markers_on_a_labels_edge_against_a_dark_rail_are_found(seed, recovered)
     image, layout, cam = marker_table(GAMES[seed % 3], seed, "dark", "flush")
     assert plain_detector(image) < set(layout.markers)  # the plain detector misses some
     cal = calibrate(image, layout)
-    assert [int(n.split()[1]) for n in cal.notes] == recovered
+    assert list(cal.recovered) == recovered and cal.read_twice == ()
+    assert [int(n.split()[1]) for n in cal.notes] == recovered  # a note per marker, naming it
     assert felt_error_mm(cal, layout, cam) <= 2.0
 
 
@@ -95,6 +96,7 @@ def test_printing_read_as_a_marker_is_not_used():
     assert len(detect_sightings(image)[1]) == 2
     cal = calibrate(image, layout)
     assert felt_error_mm(cal, layout, cam) <= 2.0
+    assert cal.read_twice == (1,) and cal.recovered == ()
     assert any(n.startswith("marker 1 read at") and "also read at" in n for n in cal.notes), cal.notes
 
 
@@ -104,7 +106,7 @@ def test_a_marker_missed_while_printing_reads_as_it_is_looked_for_where_the_othe
     paint_marker(image, cam, layout, 2, (0.5 * w, 0.4 * h))
     cal = calibrate(image, layout)
     assert felt_error_mm(cal, layout, cam) <= 2.0
-    assert [int(n.split()[1]) for n in cal.notes] == [2]
+    assert cal.recovered == (2,) and [int(n.split()[1]) for n in cal.notes] == [2]
 
 
 def test_a_marker_whose_only_sighting_is_off_is_refused_naming_it():
