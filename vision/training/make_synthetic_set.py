@@ -22,6 +22,7 @@ import numpy as np
 from vision.calibration import calibrate
 from vision.pose_net import View
 from vision.synthetic import render
+from vision.synthetic_looks import DICE, FELTS, RAILS
 from vision.synthetic_scenes import random_rig, random_scene
 
 KINDS = ("valid", "not_past_middle", "cocked", "cocked", "cocked", "touching", "touching", "overlapping", "overlapping",
@@ -39,7 +40,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cocked-tilt", default="15,40", help="degrees LO,HI a cocked die is tipped by")
     ap.add_argument("--under-lamp", type=float, help="share of throws with a die where a lamp is mirrored "
                     "(default: each look's own, 0.2-0.4)")
+    ap.add_argument("--looks-without", default="", help="comma-separated felt, rail or dice names (tune looks) "
+                    "never rendered: to hold a family of looks out of training and judge on it")
+    ap.add_argument("--games", default="craps,banca-francesa,cussec,paikao", help="tables to render, in turn "
+                    "(craps tables have casino dice only: no white ones)")
+    ap.add_argument("--looks-with", default="", help="comma-separated names: only looks with one of them")
     args = ap.parse_args(argv)
+    without = {n for n in args.looks_without.split(",") if n}
+    with_ = {n for n in args.looks_with.split(",") if n}
+    known = set(FELTS["tune"]) | set(RAILS["tune"]) | set(DICE["tune"])
+    if (without | with_) - known:
+        ap.error(f"unknown look names {sorted((without | with_) - known)}; known: {', '.join(sorted(known))}")
+    all_games = ("craps", "banca-francesa", "cussec", "paikao")
+    if set(args.games.split(",")) - set(all_games):
+        ap.error(f"unknown games {sorted(set(args.games.split(',')) - set(all_games))}; known: {', '.join(all_games)}")
     wanted = set(args.kinds.split(","))
     unknown = wanted - set(KINDS)
     if unknown:
@@ -48,12 +62,12 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(args.seed)
     (args.out / "images").mkdir(parents=True, exist_ok=True)
     (args.out / "labels").mkdir(parents=True, exist_ok=True)
-    games = ["craps", "banca-francesa", "cussec", "paikao"]
+    games = args.games.split(",")
     rigs: dict[str, tuple] = {}
     for i in range(args.frames):
         game = games[i % len(games)]
         if game not in rigs or i % 40 < len(games):
-            rig = random_rig(game, rng)
+            rig = wanted_rig(game, rng, without, with_)
             if args.under_lamp is not None:
                 rig = replace(rig, look=replace(rig.look, under_lamp=args.under_lamp))
             empty, _ = render(rig.scene([], rng, clean=True), rng)
@@ -79,6 +93,23 @@ def main(argv: list[str] | None = None) -> int:
             f"{die_px:.3f} {view.nadir_x:.2f} {view.nadir_y:.2f} {view.focal_px:.2f}\n")
     print(f"wrote {args.frames} frames to {args.out}")
     return 0
+
+
+def look_names(look) -> set[str]:
+    """The felt's, the dice's and the rail's names of a look (the rail by its nearest named colour)."""
+    rails = RAILS[look.split]
+    rail = min(rails, key=lambda n: sum((a - b) ** 2 for a, b in zip(rails[n], look.rail)))
+    return {look.felt_name, look.style.name, rail}
+
+
+def wanted_rig(game: str, rng: np.random.Generator, without: set[str], with_: set[str]):
+    """A rig whose look has none of `without` and, when given, one of `with_` (drawn again until so)."""
+    for _ in range(1000):
+        rig = random_rig(game, rng)
+        names = look_names(rig.look)
+        if not names & without and (not with_ or names & with_):
+            return rig
+    raise SystemExit(f"no {game} look without {sorted(without)} and with one of {sorted(with_)} in 1000 draws")
 
 
 if __name__ == "__main__":

@@ -27,7 +27,18 @@ from train_face_net import (FaceNet, Scene, augment_colour, pick_die,  # noqa: E
                             start_from, training_setup)
 
 
-def sample(scene: Scene, rng: random.Random, tipped_weight: float) -> tuple[np.ndarray, float, int]:
+def wider_colours(img: np.ndarray, rng: random.Random) -> np.ndarray:
+    """Colours beyond a hue turn: saturation from greyish to vivid (grey felts, ivory dice), a gamma from dark
+    to pale (black and light rails and walls), and a slight cast per channel."""
+    hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV).astype(np.float32)
+    hsv[..., 1] = np.clip(hsv[..., 1] * rng.uniform(0.25, 1.6), 0, 255)
+    out = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR).astype(np.float32) / 255.0
+    out = out ** rng.uniform(0.6, 1.6) * np.array([rng.uniform(0.85, 1.15) for _ in range(3)], np.float32)
+    return np.clip(out * 255.0, 0, 255).astype(np.uint8)
+
+
+def sample(scene: Scene, rng: random.Random, tipped_weight: float, wide: bool = False, invert: float = 0.0
+           ) -> tuple[np.ndarray, float, int]:
     """A crop around a labelled die (centred within 0.12 die edges, as the reader centres it), turned as the
     reader turns it (away from the camera upwards, +-8 degrees), its view tangent and its pose."""
     i = pick_die(scene, rng, tipped_weight)
@@ -38,6 +49,10 @@ def sample(scene: Scene, rng: random.Random, tipped_weight: float) -> tuple[np.n
                          rng.uniform(-8, 8))
     if rng.random() < 0.5:
         img = img[:, ::-1].copy()  # a mirror keeps "away from the camera" upwards
+    if rng.random() < invert:
+        img = 255 - img  # light dice with dark pips tipped too, dark ones flat: no die colour tells the pose
+    if wide and rng.random() < 0.7:
+        img = wider_colours(img, rng)
     return augment_colour(img, rng), tan * rng.uniform(0.92, 1.08), scene.poses[i]
 
 
@@ -54,6 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--init", type=Path, help="fine-tune this ONNX network (same shape) instead of starting afresh")
     ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--invert", type=float, default=0.0, help="share of crops with their colours inverted")
+    ap.add_argument("--wide-colours", action="store_true", help="saturation, gamma and channel casts too "
+                    "(`wider_colours`), for looks the rendered tables do not have")
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
     torch.manual_seed(args.seed)
@@ -72,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         t0, total, correct = time.monotonic(), 0.0, 0
         for _ in range(args.steps):
             items = [sample(rng.choice(photos) if rng.random() < args.photo_share else rng.choice(rendered), rng,
-                            args.tipped_weight) for _ in range(batch)]
+                            args.tipped_weight, args.wide_colours, args.invert) for _ in range(batch)]
             x = torch.from_numpy(to_blob(np.stack([i[0] for i in items]), [i[1] for i in items]))
             y = torch.tensor([i[2] for i in items])
             out = net(x)
