@@ -94,8 +94,9 @@ THREE_READS_SEED = 127  # unseen looks, never used before this bench's first run
 @pytest.mark.timeout(3600)
 def test_bench_rendered_tables_unseen_looks_three_agreed_reads():
     """The service's own verdict path: it reads three frames of the resting dice and publishes what they agree
-    on (at_rest.agree); here the same scene under other sensor noise. Agreement only takes reads away: fewer
-    dice read than from one frame, never a read or a valid verdict more."""
+    on (at_rest.agree); here the same scene under other sensor noise. Agreement takes reads away (a die read
+    differently, or declined in another frame) and adds only dice every frame declined for their confidence
+    alone or read, at a mean confidence that reaches the threshold (tests/vision/test_reader_rendered.py)."""
     t0 = time.perf_counter()
     one = evaluate_synthetic(600, seed=THREE_READS_SEED, split="unseen").as_json()
     three = evaluate_synthetic(600, seed=THREE_READS_SEED, split="unseen", reads=3).as_json()
@@ -108,7 +109,7 @@ def test_bench_rendered_tables_unseen_looks_three_agreed_reads():
               f"{doc['valid_verdicts']} valid verdicts; cocked recognised {poses['cocked']['recognised']:.2%} of "
               f"{poses['cocked']['dice']}, stacked {poses['stacked']['recognised']:.2%} of {poses['stacked']['dice']}")
     print_reliability(three["reliability"])
-    assert one["throws"] == three["throws"] == 600 and three["read_right"] <= one["read_right"]
+    assert one["throws"] == three["throws"] == 600 and one["dice"] == three["dice"] > 0
 
 
 def print_reliability(rows: list[dict]) -> None:
