@@ -4,7 +4,8 @@
 changed since the previous frame, and reports at rest once `window` frames in a row were still.
 With a region, only the frame under the thumbnail's box around it is shrunk: 0.84 ms per 1280x720
 frame here. After that, `agree()` compares readings of several frames: the dice must be the same
-(count, place, value, pose) or the disputed dice are reported `uncertain`.
+(count, place, value, lie) or the disputed dice are reported `uncertain`; a die the frames declined for
+its confidence alone may be read on their mean confidence.
 """
 
 from __future__ import annotations
