@@ -149,12 +149,10 @@ def agree(readings: list[Reading]) -> Reading:
 
 def agreed_die(seen: list[Die]) -> Die | None:
     """The first frame's die as the frames, which found it with the same value and lie, read it together;
-    None when some frames read it and others declined it for another reason than its confidence."""
+    None when some frame declined it for another reason than its confidence (the caller declines it)."""
     first = seen[0]
     if all(d.sure for d in seen):
         return first
-    if not any(d.sure for d in seen) and not any(d.needs_confidence for d in seen):
-        return first  # declined in every frame, for other reasons
     if not all(d.sure or d.needs_confidence for d in seen):
         return None
     confidences = [d.confidence for d in seen]

@@ -49,7 +49,7 @@ def sample(scene: Scene, rng: random.Random, tipped_weight: float, wide: bool = 
                          rng.uniform(-8, 8))
     if rng.random() < 0.5:
         img = img[:, ::-1].copy()  # a mirror keeps "away from the camera" upwards
-    if rng.random() < invert:
+    if invert and rng.random() < invert:  # no draw when off: the committed recipes' streams stay as they were
         img = 255 - img  # light dice with dark pips tipped too, dark ones flat: no die colour tells the pose
     if wide and rng.random() < 0.7:
         img = wider_colours(img, rng)
