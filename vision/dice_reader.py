@@ -154,6 +154,9 @@ class DiceReader:
     def read_with_classifier(self, frame: np.ndarray, found: list[Found]) -> list[Found]:
         net = self.classifier
         scores = net.classify(self.view_crops(frame, found, [1] * len(found)))
+        # On a calibrated table the pose network and the silhouette judge the lie of every die afterwards:
+        # a die alone in its blob needs no flat call from the face network's own (weaker) pose head.
+        lie_judged_later = self.pose_net is not None and self.calibration is not None
         kept = []
         for i, f in enumerate(found):
             p, off = scores.probs[i], scores.offsets[i]
@@ -161,13 +164,16 @@ class DiceReader:
                 f.x, f.y = f.x + float(off[0]) * f.die, f.y + float(off[1]) * f.die
                 f.p_die = 1.0 - float(p[0])
                 # Centred already and plainly read: one look is enough (saves the four-way reading).
-                flat = scores.poses is None or float(scores.poses[i][0]) >= self.settings.one_look
-                if float(np.hypot(*off)) < 0.1 and float(p[1:].max()) >= self.settings.one_look * f.p_die and flat:
+                flat = scores.poses is None or (lie_judged_later and f.isolated) \
+                    or float(scores.poses[i][0]) >= self.settings.one_look
+                if flat and self.plainly_read(p, off):
                     f.probs = p
                     f.pose_probs = scores.poses[i] if scores.poses is not None else None
                 kept.append(f)
         kept = suppress(kept, lambda f: f.p_die, 0.6)
-        # Read again, four ways round, the dice whose crop was off centre.
+        if lie_judged_later:
+            self.look_again(frame, [f for f in kept if f.probs is None and f.isolated])
+        # Read again, four ways round, the dice still unread (off centre, or not plainly read).
         self.read_four_ways(frame, [f for f in kept if f.probs is None])
         out = []
         st = self.settings
@@ -184,6 +190,27 @@ class DiceReader:
                     cv2.cvtColor(crop(frame, f.x, f.y, f.die, 0.0, 32, 1.3), cv2.COLOR_BGR2GRAY))
             out.append(f)
         return out
+
+    def plainly_read(self, probs: np.ndarray, offset: np.ndarray) -> bool:
+        """A crop centred on its die (within 0.1 die edge) whose value the network is all but sure of."""
+        p_die = 1.0 - float(probs[0])
+        return (float(np.hypot(*offset)) < 0.1 and p_die >= self.settings.die_threshold
+                and float(probs[1:].max()) >= self.settings.one_look * p_die)
+
+    def look_again(self, frame: np.ndarray, found: list[Found]) -> None:
+        """Dice alone in their blob whose first crop was off centre: one more look where the first put them,
+        read on it when it is centred and plainly read (one crop instead of four; the rest go four ways round).
+        Calibrated tables only, where every die's lie is judged afterwards; not dice beside another (a single
+        view of a die beside another is surer than its four views agree on: the neighbour's pips)."""
+        if not found:
+            return
+        scores = self.classifier.classify(self.view_crops(frame, found, [1] * len(found)))
+        for i, f in enumerate(found):
+            p, off = scores.probs[i], scores.offsets[i]
+            if self.plainly_read(p, off):
+                f.x, f.y = f.x + float(off[0]) * f.die, f.y + float(off[1]) * f.die
+                f.probs = p
+                f.pose_probs = scores.poses[i] if scores.poses is not None else None
 
     def settle(self, frame: np.ndarray, fg: Foreground, found: list[Found]) -> list[Found]:
         """Dice found closer than flat dice can lie: when flat dice side by side explain their blob,
