@@ -55,7 +55,9 @@ def main(argv: list[str] | None = None) -> int:
         parts = [path.name]
         for i, pose in enumerate(POSES):
             p = np.array(probs[i])
-            if i == 0:
+            if len(p) == 0:
+                parts.append(f"{pose} n=0")
+            elif i == 0:
                 parts.append(f"flat n={len(p)} " + " ".join(f"<{t:g} {np.mean(p < t):.2%}" for t in THRESHOLDS))
             else:
                 parts.append(f"{pose} n={len(p)} " + " ".join(f">={t:g} {np.mean(p >= t):.2%}" for t in THRESHOLDS))
