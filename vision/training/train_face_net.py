@@ -261,7 +261,7 @@ def training_setup(net: nn.Module, total_steps: int, lr: float = 3e-3):
 
 
 def export(net: nn.Module, out: Path) -> None:
-    """Write the network as ONNX (batch size free) for cv2.dnn."""
+    """Write the network as ONNX (batch size free) for ONNX Runtime (vision/onnx_net.py)."""
     net.eval()
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(net, torch.zeros(1, 3, CROP_PX, CROP_PX), str(out), input_names=["crop"],
