@@ -256,7 +256,7 @@ def starts_apart(poses: list[DiePose], die_mm: float) -> list[list[DiePose]]:
         return [poses]
     ux, uy = (b.x - a.x) / gap, (b.y - a.y) / gap
     push = 0.5 * (1.02 * die_mm - gap)
-    a2 = replace(a, x=a.x - push * ux, y=a.y - push * uy)
-    b2 = replace(b, x=b.x + push * ux, y=b.y + push * uy)
+    a2 = a._replace(x=a.x - push * ux, y=a.y - push * uy)
+    b2 = b._replace(x=b.x + push * ux, y=b.y + push * uy)
     line = math.atan2(uy, ux)
-    return [poses, [a2, b2], [replace(a2, yaw=line), replace(b2, yaw=line)]]
+    return [poses, [a2, b2], [a2._replace(yaw=line), b2._replace(yaw=line)]]
