@@ -27,7 +27,8 @@ class DiePose(NamedTuple):
     """A die on the table: centre (mm), yaw and tilt (radians), the edge it rests on, its base height.
 
     A named tuple: the fit keeps its scores under tuples of poses and asks for them tens of thousands of
-    times a read; a tuple's hash is computed in C (a frozen dataclass's in Python, 10% of the fit)."""
+    times a read; a tuple's hash is computed in C (a frozen dataclass's, in Python, took a tenth of the
+    fit's profiled time)."""
 
     x: float
     y: float
@@ -213,7 +214,7 @@ class SilhouetteFitter:
             # Tipping over an edge moves the centre towards that edge.
             shift = 0.5 * self.die * (1 - math.cos(math.radians(tilt)))
             trial[i] = base._replace(tilt=math.radians(tilt), edge=edge, x=base.x + shift * math.cos(a),
-                               y=base.y + shift * math.sin(a))
+                                     y=base.y + shift * math.sin(a))
             score = self.iou(tuple(trial))
             if score > best.iou:
                 best = Fit(kind, score, tuple(trial))

@@ -1,8 +1,8 @@
 """Train the pose network (how a die lies: flat, cocked, stacked, leaning, overlapped); export ONNX.
 
 Training only: needs torch (CPU build), never used at run time. The reader runs the ONNX file through
-ONNX Runtime on calibrated casino tables (vision/pose_net.py, vision/onnx_net.py). Rendered tables carry the pose of every die;
-the development photos add real dice, all lying flat. The held-back split is never read.
+ONNX Runtime on calibrated casino tables (vision/pose_net.py, vision/onnx_net.py). Rendered tables carry
+the pose of every die; the development photos add real dice, all lying flat. The held-back split is never read.
 See vision/training/README.md for how the committed weights were made.
 """
 
