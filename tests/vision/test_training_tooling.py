@@ -60,3 +60,24 @@ def test_a_rendered_family_is_judged_die_by_die(tmp_path, capsys):
     assert judge_pose_family.main([str(family), str(DEFAULT_POSE_WEIGHTS)]) == 0
     line = capsys.readouterr().out.strip().splitlines()[-1]
     assert line.startswith(DEFAULT_POSE_WEIGHTS.name) and f"flat n={len(probs[0])}" in line
+
+
+def test_random_dice_have_light_pips_and_never_the_felt_s_hue():
+    """`--random-dice`: dice of any colour but light ones with dark pips, so white dice stay a family a network
+    trained on them never saw; a body of the felt's own hue would hide the die."""
+    import cv2
+
+    from vision.training.make_synthetic_set import random_die_style
+
+    rng = np.random.default_rng(5)
+    felt = (60, 110, 25)  # the tune looks' green
+    felt_hue = int(cv2.cvtColor(np.uint8([[felt]]), cv2.COLOR_BGR2HSV)[0, 0, 0])
+    hues = set()
+    for _ in range(200):
+        style = random_die_style(rng, felt)
+        h, s, v = (int(c) for c in cv2.cvtColor(np.uint8([[style.body]]), cv2.COLOR_BGR2HSV)[0, 0])
+        assert min(style.pips) >= 215 and (s >= 80 or v <= 235), style  # light pips; no white or ivory body
+        assert min(abs(h - felt_hue), 180 - abs(h - felt_hue)) >= 14, style
+        assert 0.7 <= style.alpha <= 1.0 and 0.0 <= style.gloss <= 1.0
+        hues.add(h // 30)
+    assert len(hues) == 6  # every part of the colour wheel

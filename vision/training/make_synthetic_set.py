@@ -22,7 +22,7 @@ import numpy as np
 from vision.calibration import calibrate
 from vision.pose_net import View
 from vision.synthetic import render
-from vision.synthetic_looks import DICE, FELTS, RAILS
+from vision.synthetic_looks import DICE, FELTS, RAILS, DieStyle
 from vision.synthetic_scenes import random_rig, random_scene
 
 KINDS = ("valid", "not_past_middle", "cocked", "cocked", "cocked", "touching", "touching", "overlapping", "overlapping",
@@ -45,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", default="craps,banca-francesa,cussec,paikao", help="tables to render, in turn "
                     "(craps tables have casino dice only: no white ones)")
     ap.add_argument("--looks-with", default="", help="comma-separated names: only looks with one of them")
+    ap.add_argument("--random-dice", type=float, default=0.0, help="share of rigs whose dice get a random colour "
+                    "(`random_die_style`; never a light body with dark pips, so white dice stay a family held out)")
     args = ap.parse_args(argv)
     without = {n for n in args.looks_without.split(",") if n}
     with_ = {n for n in args.looks_with.split(",") if n}
@@ -70,6 +72,8 @@ def main(argv: list[str] | None = None) -> int:
             rig = wanted_rig(game, rng, without, with_)
             if args.under_lamp is not None:
                 rig = replace(rig, look=replace(rig.look, under_lamp=args.under_lamp))
+            if args.random_dice and rng.random() < args.random_dice:  # no draw when off: old sets stay as they were
+                rig = replace(rig, look=replace(rig.look, style=random_die_style(rng, rig.look.felt)))
             empty, _ = render(rig.scene([], rng, clean=True), rng)
             cal = calibrate(empty, rig.layout, float(rig.camera.position[2]))
             rigs[game] = (rig, cal.die_px, View.of(cal, *empty.shape[1::-1]))
@@ -93,6 +97,23 @@ def main(argv: list[str] | None = None) -> int:
             f"{die_px:.3f} {view.nadir_x:.2f} {view.nadir_y:.2f} {view.focal_px:.2f}\n")
     print(f"wrote {args.frames} frames to {args.out}")
     return 0
+
+
+def random_die_style(rng: np.random.Generator, felt: tuple[int, int, int]) -> DieStyle:
+    """A die of a random colour with light pips (a saturated or dark body, hue unlike the felt's), any opacity,
+    pips showing through, rounding and gloss: dice of every colour but light ones with dark pips (white, ivory),
+    so a network trained on them can be judged on white dice as a family it never saw."""
+    felt_hue = int(cv2.cvtColor(np.uint8([[felt]]), cv2.COLOR_BGR2HSV)[0, 0, 0])
+    for _ in range(100):
+        hue = int(rng.integers(0, 180))
+        if min(abs(hue - felt_hue), 180 - abs(hue - felt_hue)) >= 15:
+            break
+    body = cv2.cvtColor(np.uint8([[[hue, rng.integers(90, 256), rng.integers(60, 230)]]]), cv2.COLOR_HSV2BGR)[0, 0]
+    pips = tuple(int(v) for v in rng.integers(215, 256, 3))
+    alpha = float(rng.uniform(0.7, 1.0))
+    return DieStyle("random", tuple(int(v) for v in body), pips, alpha,
+                    float(rng.uniform(0.0, 0.5)) if alpha < 0.95 else 0.0, float(rng.uniform(0.0, 0.2)),
+                    float(rng.uniform(0.0, 1.0)))
 
 
 def look_names(look) -> set[str]:
