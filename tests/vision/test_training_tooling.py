@@ -62,9 +62,10 @@ def test_a_rendered_family_is_judged_die_by_die(tmp_path, capsys):
     assert line.startswith(DEFAULT_POSE_WEIGHTS.name) and f"flat n={len(probs[0])}" in line
 
 
-def test_random_dice_have_light_pips_and_never_the_felt_s_hue():
-    """`--random-dice`: dice of any colour but light ones with dark pips, so white dice stay a family a network
-    trained on them never saw; a body of the felt's own hue would hide the die."""
+def test_random_dice_are_never_white_nor_of_the_felt_s_hue():
+    """`--random-dice`: dice of any colour with light pips, or (`--dark-pips`) a light coloured body with dark
+    pips, but never a white or ivory body, so white dice stay a family a network trained on them never saw; a
+    body of the felt's own hue would hide the die."""
     import cv2
 
     from vision.training.make_synthetic_set import random_die_style
@@ -72,12 +73,14 @@ def test_random_dice_have_light_pips_and_never_the_felt_s_hue():
     rng = np.random.default_rng(5)
     felt = (60, 110, 25)  # the tune looks' green
     felt_hue = int(cv2.cvtColor(np.uint8([[felt]]), cv2.COLOR_BGR2HSV)[0, 0, 0])
-    hues = set()
-    for _ in range(200):
-        style = random_die_style(rng, felt)
-        h, s, v = (int(c) for c in cv2.cvtColor(np.uint8([[style.body]]), cv2.COLOR_BGR2HSV)[0, 0])
-        assert min(style.pips) >= 215 and (s >= 80 or v <= 235), style  # light pips; no white or ivory body
-        assert min(abs(h - felt_hue), 180 - abs(h - felt_hue)) >= 14, style
-        assert 0.7 <= style.alpha <= 1.0 and 0.0 <= style.gloss <= 1.0
-        hues.add(h // 30)
-    assert len(hues) == 6  # every part of the colour wheel
+    for dark in (False, True):
+        hues = set()
+        for _ in range(200):
+            style = random_die_style(rng, felt, dark)
+            h, s, v = (int(c) for c in cv2.cvtColor(np.uint8([[style.body]]), cv2.COLOR_BGR2HSV)[0, 0])
+            assert (max(style.pips) < 60 and v >= 165) if dark else min(style.pips) >= 215, style
+            assert s >= 80, style  # saturated: no white, ivory or grey body
+            assert min(abs(h - felt_hue), 180 - abs(h - felt_hue)) >= 14, style
+            assert 0.7 <= style.alpha <= 1.0 and 0.0 <= style.gloss <= 1.0
+            hues.add(h // 30)
+        assert len(hues) == 6  # every part of the colour wheel

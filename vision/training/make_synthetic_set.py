@@ -46,7 +46,9 @@ def main(argv: list[str] | None = None) -> int:
                     "(craps tables have casino dice only: no white ones)")
     ap.add_argument("--looks-with", default="", help="comma-separated names: only looks with one of them")
     ap.add_argument("--random-dice", type=float, default=0.0, help="share of rigs whose dice get a random colour "
-                    "(`random_die_style`; never a light body with dark pips, so white dice stay a family held out)")
+                    "(`random_die_style`; never a white or ivory body, so white dice stay a family held out)")
+    ap.add_argument("--dark-pips", type=float, default=0.0, help="share of the random dice with a light coloured "
+                    "body and dark pips (the rest: light pips)")
     args = ap.parse_args(argv)
     without = {n for n in args.looks_without.split(",") if n}
     with_ = {n for n in args.looks_with.split(",") if n}
@@ -73,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
             if args.under_lamp is not None:
                 rig = replace(rig, look=replace(rig.look, under_lamp=args.under_lamp))
             if args.random_dice and rng.random() < args.random_dice:  # no draw when off: old sets stay as they were
-                rig = replace(rig, look=replace(rig.look, style=random_die_style(rng, rig.look.felt)))
+                dark = bool(args.dark_pips and rng.random() < args.dark_pips)  # no draw when off
+                rig = replace(rig, look=replace(rig.look, style=random_die_style(rng, rig.look.felt, dark)))
             empty, _ = render(rig.scene([], rng, clean=True), rng)
             cal = calibrate(empty, rig.layout, float(rig.camera.position[2]))
             rigs[game] = (rig, cal.die_px, View.of(cal, *empty.shape[1::-1]))
@@ -99,17 +102,19 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def random_die_style(rng: np.random.Generator, felt: tuple[int, int, int]) -> DieStyle:
-    """A die of a random colour with light pips (a saturated or dark body, hue unlike the felt's), any opacity,
-    pips showing through, rounding and gloss: dice of every colour but light ones with dark pips (white, ivory),
-    so a network trained on them can be judged on white dice as a family it never saw."""
+def random_die_style(rng: np.random.Generator, felt: tuple[int, int, int], dark_pips: bool = False) -> DieStyle:
+    """A die of a random colour, hue unlike the felt's: a saturated or dark body with light pips, or (`dark_pips`)
+    a light, still saturated body with dark pips; any opacity, pips showing through, rounding, gloss. Never a
+    white or ivory body (saturation >= 90 of 255): white dice stay a family a network trained on these never saw."""
     felt_hue = int(cv2.cvtColor(np.uint8([[felt]]), cv2.COLOR_BGR2HSV)[0, 0, 0])
     for _ in range(100):
         hue = int(rng.integers(0, 180))
         if min(abs(hue - felt_hue), 180 - abs(hue - felt_hue)) >= 15:
             break
-    body = cv2.cvtColor(np.uint8([[[hue, rng.integers(90, 256), rng.integers(60, 230)]]]), cv2.COLOR_HSV2BGR)[0, 0]
-    pips = tuple(int(v) for v in rng.integers(215, 256, 3))
+    saturation = rng.integers(90, 256)
+    value = rng.integers(170, 256) if dark_pips else rng.integers(60, 230)
+    body = cv2.cvtColor(np.uint8([[[hue, saturation, value]]]), cv2.COLOR_HSV2BGR)[0, 0]
+    pips = tuple(int(v) for v in (rng.integers(0, 60, 3) if dark_pips else rng.integers(215, 256, 3)))
     alpha = float(rng.uniform(0.7, 1.0))
     return DieStyle("random", tuple(int(v) for v in body), pips, alpha,
                     float(rng.uniform(0.0, 0.5)) if alpha < 0.95 else 0.0, float(rng.uniform(0.0, 0.2)),
