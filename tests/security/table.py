@@ -89,6 +89,12 @@ class Table:
     def settled_tickets(self) -> Counter:
         return Counter(line["ticket"] for s in self.settlements() for line in s["bets"] if line["result"] != "stay")
 
+    def settled_once(self, tickets: set[str], timeout_s: float = 30.0) -> bool:
+        """Every ticket settled exactly once, as seen by the observer. The settlement comes through the
+        journalled outbox and may reach the observer after the state that says the next round is open
+        (close_betting waits for that state): so wait for it, bounded. A ticket settled twice never passes."""
+        return wait_until(lambda: all(self.settled_tickets()[t] == 1 for t in tickets), timeout_s)
+
     # --- the process ---------------------------------------------------------------------------
     def kill(self) -> None:
         """SIGKILL: the crash the journal must survive."""
