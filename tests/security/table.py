@@ -90,9 +90,9 @@ class Table:
         return Counter(line["ticket"] for s in self.settlements() for line in s["bets"] if line["result"] != "stay")
 
     def settled_once(self, tickets: set[str], timeout_s: float = 30.0) -> bool:
-        """Every ticket settled exactly once, as seen by the observer. The settlement comes through the
-        journalled outbox and may reach the observer after the state that says the next round is open
-        (close_betting waits for that state): so wait for it, bounded. A ticket settled twice never passes."""
+        """Every ticket settled exactly once, as seen by the observer, waiting for it (bounded): close_betting
+        returns on the state that opens the next round, and once in CI (the flood test, 2026-11-25) an accepted
+        ticket's settlement had not been seen when read right after it. A ticket settled twice or never fails."""
         return wait_until(lambda: all(self.settled_tickets()[t] == 1 for t in tickets), timeout_s)
 
     # --- the process ---------------------------------------------------------------------------
