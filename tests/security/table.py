@@ -75,12 +75,16 @@ class Table:
         return [s for s in self.states() if s["phase"] == "betting"][-1]["round"]
 
     def close_betting(self, timeout_s: float = 60.0) -> int:
-        """The dealer's "no more bets" from the pit console; returns once the round is settled and the
-        next one takes bets; the settled round's number."""
+        """The dealer's "no more bets" from the pit console; returns once the next round takes bets and the
+        observer has the settled round's settlement (every round settled publishes one, void or not, bets or
+        none: `RoundEngine._settlement`; it may arrive after the state that opens the next round); the settled
+        round's number."""
         round_no = self.betting_round(timeout_s)
         answer = self.pit.ask("console", {"schema": 1, "type": "console", "action": "no_more_bets"})
         assert answer["accepted"], answer
         assert self.wait_state(lambda s: s["phase"] == "betting" and s["round"] > round_no, timeout_s)
+        assert wait_until(lambda: any(s["round"] == round_no for s in self.settlements()), timeout_s), \
+            f"round {round_no} settled (the next takes bets) but its settlement never reached the observer"
         return round_no
 
     def settlements(self) -> list[dict]:
