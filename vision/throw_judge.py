@@ -120,6 +120,8 @@ def judge(reading: Reading, rules: ThrowRules, calibration: Calibration | None =
         # Where the dice went does not depend on their values: a throw that did not pass is void
         # whatever the reader makes of the faces.
         ok, why = passed_middle(reading, track, calibration)
+        if ok is None:  # short of the middle, and a wall hit the frames cannot vouch for: the dealer's call
+            return void(VoidReason.UNCERTAIN, f"{why} ({rules.source})")
         if not ok:
             return void(VoidReason.NOT_PAST_MIDDLE, f"{why} ({rules.source})")
     if rules.n_dice and len(dice) != rules.n_dice:

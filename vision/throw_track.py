@@ -5,7 +5,10 @@ unless one or both hit any wall. Portugal 1995 VI.7(b) (004): "unless they hit a
 A die "passed" when its centre was beyond the middle line in any frame of the throw (passing and
 rolling back counts). A wall hit is a die seen against a wall, or a track that came towards a wall
 by three dice and went back by three dice, its closest frame within one frame's travel of the wall
-(at 30 fps the contact frame itself is often missed; the blob centres jitter by a few mm).
+(at 30 fps the contact frame itself is often missed; the blob centres jitter by a few mm). Such a bounce
+counts only where the track is steady around it (one die's steps alike on each side of the contact): a position
+linked from another die or a stray blob makes a zigzag towards a wall that looks like a bounce, and then
+the middle rule cannot be judged from the frames and the throw is left to the dealer (None).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from .calibration import Calibration
 from .reading import Reading
 
 MAX_STEP_MM = 120.0  # furthest a die moves between two frames that are linked into one track
+STEADY_RATIO = 2.0  # around a bounce, no step of one die longer than this many times the next (plus a die)
 
 
 def side_of(line, p) -> float:
@@ -63,13 +67,35 @@ def distance_to_segment(p, seg) -> float:
     return float(np.linalg.norm(q - (a + t * (b - a))))
 
 
-def hit_wall(tracks: list[list[tuple[float, float]]], cal: Calibration) -> bool:
-    """Did a die (a linked track) come against a wall, or turn back near one?"""
+def steady(track: list[tuple[float, float]], k: int, die: float) -> bool:
+    """The track around its closest frame `k` to a wall moves as one die. Of the two steps into and out of
+    `k`, the shorter spans the contact (the die went to the wall and back between those frames) and says
+    nothing; the steps on either side of it, two frames each way at most, must be alike on each side: none
+    longer than STEADY_RATIO times the shorter plus a die (a die slows down from frame to frame, and loses
+    speed at the wall, but it does not move 100 mm in one frame and 15 mm in the next)."""
+    def step(i: int) -> float | None:  # from frame i to frame i + 1
+        if i < 0 or i + 1 >= len(track):
+            return None
+        return float(np.hypot(track[i + 1][0] - track[i][0], track[i + 1][1] - track[i][1]))
+    contact_before = step(k - 1) <= step(k)
+    before = [step(k - 2)] + ([] if contact_before else [step(k - 1)])
+    after = ([] if not contact_before else [step(k)]) + [step(k + 1)]
+    for side in (before, after):
+        side = [x for x in side if x is not None]
+        if len(side) == 2 and max(side) > STEADY_RATIO * min(side) + die:
+            return False
+    return True
+
+
+def hit_wall(tracks: list[list[tuple[float, float]]], cal: Calibration) -> bool | None:
+    """Did a die (a linked track) come against a wall, or turn back near one? None: the only sign of a hit
+    is a turn near a wall where the track is not steady (`steady`), which the frames cannot vouch for."""
     die = cal.layout.die_mm
     for p in (q for t in tracks for q in t):
         # Against the wall: the centre half a die from it, plus a quarter die for rounding and blur.
         if any(distance_to_segment(p, w) <= 0.75 * die for w in cal.layout.walls):
             return True
+    unsure = False
     for t in tracks:
         if len(t) < 3:
             continue
@@ -84,12 +110,15 @@ def hit_wall(tracks: list[list[tuple[float, float]]], cal: Calibration) -> bool:
                        np.hypot(t[k + 1][0] - t[k][0], t[k + 1][1] - t[k][1]))
             came, went = dist[:k].max() - dist[k], dist[k + 1:].max() - dist[k]
             if came >= 3 * die and went >= 3 * die and dist[k] <= step + die:
-                return True
-    return False
+                if steady(t, k, die):
+                    return True
+                unsure = True
+    return None if unsure else False
 
 
-def passed_middle(reading: Reading, track: Sequence[Reading], cal: Calibration) -> tuple[bool, str]:
-    """True when every die passed the middle line or one hit a wall; else False and why."""
+def passed_middle(reading: Reading, track: Sequence[Reading], cal: Calibration) -> tuple[bool | None, str]:
+    """True when every die passed the middle line or one hit a wall; else False and why; None and why when
+    a die is short of the middle and the frames cannot tell whether one hit a wall (`hit_wall`)."""
     frames = [positions(r, cal) for r in track] + [positions(reading, cal, blobs=False)]
     sign = beyond_sign(cal)
     line = cal.layout.middle
@@ -97,7 +126,11 @@ def passed_middle(reading: Reading, track: Sequence[Reading], cal: Calibration) 
     short = [t[-1] for t in tracks if not any(side_of(line, p) * sign > 0 for p in t)]
     if not short:
         return True, ""
-    if hit_wall(tracks, cal):
+    hit = hit_wall(tracks, cal)
+    if hit:
         return True, ""
     x, y = short[0]
+    if hit is None:
+        return None, (f"die resting at ({x:.0f}, {y:.0f}) mm never passed the middle line; whether a die hit a "
+                      "wall the frames of the throw cannot tell (a track that jumps)")
     return False, f"die resting at ({x:.0f}, {y:.0f}) mm never passed the middle line and no die hit a wall"
