@@ -72,7 +72,10 @@ def steady(track: list[tuple[float, float]], k: int, die: float) -> bool:
     `k`, the shorter spans the contact (the die went to the wall and back between those frames) and says
     nothing; the steps on either side of it, two frames each way at most, must be alike on each side: none
     longer than STEADY_RATIO times the shorter plus a die (a die slows down from frame to frame, and loses
-    speed at the wall, but it does not move 100 mm in one frame and 15 mm in the next)."""
+    speed at the wall, but it does not move 100 mm in one frame and 15 mm in the next). At least two frames
+    of the track on each side of `k`."""
+    if k < 2 or k + 2 >= len(track):
+        return False  # a turn seen in the track's first or last two frames: too few frames to vouch for it
     def step(i: int) -> float | None:  # from frame i to frame i + 1
         if i < 0 or i + 1 >= len(track):
             return None
