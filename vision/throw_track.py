@@ -70,24 +70,18 @@ def distance_to_segment(p, seg) -> float:
 def steady(track: list[tuple[float, float]], k: int, die: float) -> bool:
     """The track around its closest frame `k` to a wall moves as one die. Of the two steps into and out of
     `k`, the shorter spans the contact (the die went to the wall and back between those frames) and says
-    nothing; the steps on either side of it, two frames each way at most, must be alike on each side: none
+    nothing; the steps on either side of it (two frames each way) must be alike on each side: none
     longer than STEADY_RATIO times the shorter plus a die (a die slows down from frame to frame, and loses
     speed at the wall, but it does not move 100 mm in one frame and 15 mm in the next). At least two frames
     of the track on each side of `k`."""
     if k < 2 or k + 2 >= len(track):
         return False  # a turn seen in the track's first or last two frames: too few frames to vouch for it
-    def step(i: int) -> float | None:  # from frame i to frame i + 1
-        if i < 0 or i + 1 >= len(track):
-            return None
+    def step(i: int) -> float:  # from frame i to frame i + 1
         return float(np.hypot(track[i + 1][0] - track[i][0], track[i + 1][1] - track[i][1]))
     contact_before = step(k - 1) <= step(k)
     before = [step(k - 2)] + ([] if contact_before else [step(k - 1)])
-    after = ([] if not contact_before else [step(k)]) + [step(k + 1)]
-    for side in (before, after):
-        side = [x for x in side if x is not None]
-        if len(side) == 2 and max(side) > STEADY_RATIO * min(side) + die:
-            return False
-    return True
+    after = ([step(k)] if contact_before else []) + [step(k + 1)]
+    return all(len(side) < 2 or max(side) <= STEADY_RATIO * min(side) + die for side in (before, after))
 
 
 def hit_wall(tracks: list[list[tuple[float, float]]], cal: Calibration) -> bool | None:

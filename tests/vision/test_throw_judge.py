@@ -82,6 +82,17 @@ def test_craps_macau_2010_art3_2_2_a_bounce_the_track_cannot_vouch_for_is_the_de
     assert not v.valid and v.reason is VoidReason.NOT_PAST_MIDDLE, v
 
 
+def test_craps_macau_2010_art3_2_2_a_turn_in_the_track_s_first_frames_cannot_vouch_for_a_bounce():
+    """Die 1's track turns 40 mm from the side wall in its second frame, with steady steps after (108, 50,
+    40 mm): one frame before the turn is too few to tell a bounce from a position linked from elsewhere (the
+    case of unseen seed 127, docs/vision.md 2026-11-25): the dealer's call."""
+    def frame(first, x2):
+        return reading(blobs=[Blob(*first, 19, 19, "moving", first), Blob(x2, 300, 19, 19, "moving", (x2, 300))])
+    track = [frame((-20, 140), -20), frame((20, 40), 20), frame((60, 140), 60), frame((110, 140), 110)]
+    v = judge(reading(die(5, 150, 140), die(2, 150, 300)), CRAPS, table("craps"), track)
+    assert not v.valid and v.reason is VoidReason.UNCERTAIN, v
+
+
 def test_craps_portugal_1995_vi7b_a_die_that_passed_the_middle_and_rolled_back_counts_as_passed():
     track = [reading(blobs=[Blob(x, 150, 19, 19, "moving", (x, 150)), Blob(x + 40, 250, 19, 19, "moving", (x + 40, 250))])
              for x in (60, 160, 260)]
