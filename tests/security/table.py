@@ -94,9 +94,9 @@ class Table:
         return Counter(line["ticket"] for s in self.settlements() for line in s["bets"] if line["result"] != "stay")
 
     def settled_once(self, tickets: set[str], timeout_s: float = 30.0) -> bool:
-        """Every ticket settled exactly once, as seen by the observer, waiting for it (bounded): close_betting
-        returns on the state that opens the next round, and once in CI (the flood test, 2026-11-25) an accepted
-        ticket's settlement had not been seen when read right after it. A ticket settled twice or never fails."""
+        """Every ticket settled exactly once, as seen by the observer, waiting for it (bounded) in case a ticket's
+        round is not one `close_betting` waited for (the flood test once read too early in CI, 2026-11-25, before
+        `close_betting` waited for the settlement). A ticket settled twice or never fails."""
         return wait_until(lambda: all(self.settled_tickets()[t] == 1 for t in tickets), timeout_s)
 
     # --- the process ---------------------------------------------------------------------------
