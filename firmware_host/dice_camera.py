@@ -99,6 +99,9 @@ class DiceCamera:
         self.evidence = evidence
         self.watcher, self.empty_table, self.idle = vision_for(game, calibration, fps=fps)
         self.reader = self.watcher.reader
+        for net in (self.reader.classifier, self.reader.pose_net):
+            if net is not None:  # which networks read this table's dice: in the log of every start
+                log.info("camera: %s %s sha256 %s", type(net).__name__, net.weights.name, net.net.sha256)
         self.sink: Callable[[Any], None] = lambda item: None
         self.frames: Callable[[], Any] = lambda: None
         self.timings: deque[Timing] = deque(maxlen=1000)

@@ -1,7 +1,14 @@
-"""Running a committed ONNX network with ONNX Runtime on one thread (no torch at run time)."""
+"""Running a committed ONNX network with ONNX Runtime on one thread (no torch at run time).
+
+The committed networks (`vision/weights/*.onnx`) are what was measured (docs/vision.md): each is checked
+at load against the SHA-256 that `vision/weights/SHA256SUMS` pins for it, so a file corrupted on the SD
+card or swapped by an update is refused with that said rather than read dice differently. What is hashed
+is the bytes handed to ONNX Runtime (read once), never the file a second time.
+"""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -9,6 +16,9 @@ import onnxruntime as ort
 from onnxruntime.capi import onnxruntime_pybind11_state as ort_state
 
 from .errors import VisionError
+
+COMMITTED = Path(__file__).resolve().parent / "weights"
+MANIFEST = COMMITTED / "SHA256SUMS"  # `sha256sum *.onnx` in vision/weights: update it with the network
 
 # What ONNX Runtime raises for a file it cannot load (its errors derive from Exception alone).
 LOAD_ERRORS = (ort_state.Fail, ort_state.InvalidArgument, ort_state.InvalidProtobuf, ort_state.InvalidGraph,
@@ -26,6 +36,12 @@ class OnnxNet:
     def __init__(self, weights: Path, what: str) -> None:
         if not weights.is_file():
             raise VisionError(f"{what} weights not found: {weights}")
+        model = weights.read_bytes()
+        self.sha256 = hashlib.sha256(model).hexdigest()
+        pinned = pinned_sha256(weights)
+        if pinned is not None and pinned != self.sha256:
+            raise VisionError(f"{what} weights {weights}: SHA-256 {self.sha256} is not the {pinned} pinned in "
+                              f"{MANIFEST}: the file was changed or corrupted; reinstall tablehw")
         options = ort.SessionOptions()
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
@@ -33,7 +49,7 @@ class OnnxNet:
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.enable_cpu_mem_arena = False  # 11 MB less resident for the two networks, no slower here
         try:
-            self.session = ort.InferenceSession(str(weights), options, providers=["CPUExecutionProvider"])
+            self.session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
         except LOAD_ERRORS as exc:
             raise VisionError(f"cannot load {what} {weights}: {exc}") from exc
         self.input = self.session.get_inputs()[0].name
@@ -41,3 +57,24 @@ class OnnxNet:
     def forward(self, blob: np.ndarray) -> np.ndarray:
         out = self.session.run(None, {self.input: np.ascontiguousarray(blob, np.float32)})[0]
         return out.reshape(len(blob), -1)
+
+
+def pinned_sha256(weights: Path) -> str | None:
+    """The SHA-256 pinned for a committed network; None for a network elsewhere (training, experiments).
+
+    A file in vision/weights that the manifest does not name, or a manifest missing or unreadable, is an
+    error: the committed networks are never loaded unchecked.
+    """
+    if weights.resolve().parent != COMMITTED:
+        return None
+    try:
+        lines = MANIFEST.read_text(encoding="ascii").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise VisionError(f"cannot read the networks' manifest {MANIFEST}: {exc}") from exc
+    for number, line in enumerate(lines, 1):
+        digest, _, name = line.partition("  ")
+        if len(digest) != 64 or not name or any(c not in "0123456789abcdef" for c in digest):
+            raise VisionError(f"{MANIFEST} line {number}: not `<sha256>  <file>`: {line[:80]!r}")
+        if name == weights.name:
+            return digest
+    raise VisionError(f"{weights.name} is not in the networks' manifest {MANIFEST}")

@@ -74,6 +74,16 @@ def test_a_dice_table_needs_its_calibration(tmp_path):
         HardwareTable(SECTION, "craps", EvidenceStore(tmp_path, 7))
 
 
+def test_the_camera_logs_the_pinned_hash_of_each_network_it_reads_with(tmp_path, replay, caplog):
+    """Which networks read a table's dice is in the log of every start (vision/weights/SHA256SUMS)."""
+    pinned = dict(reversed(line.split("  ")) for line in
+                  (Path(__file__).parents[2] / "vision" / "weights" / "SHA256SUMS").read_text().splitlines())
+    with caplog.at_level("INFO", logger="firmware_host.dice_camera"), Table(tmp_path, replay.calibration, replay.empty):
+        pass
+    for name in ("face_net.onnx", "pose_net.onnx"):
+        assert f"{name} sha256 {pinned[name]}" in caplog.text
+
+
 def test_without_an_empty_table_model_the_read_is_declined(tmp_path, replay):
     bare = tmp_path / "bare.json"  # a calibration made before the empty table was kept beside it
     replace(Calibration.load(replay.calibration), empty_table=None).save(bare)
