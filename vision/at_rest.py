@@ -104,6 +104,9 @@ def same_die(a: Die, b: Die, tolerance_px: float) -> bool:
 # Frames that agree on a die declined for its confidence alone read it on their mean confidence, when no frame
 # reads it under this (a frame much less sure than the others saw something they did not).
 AGREED_FLOOR = 0.9
+# ... and on a die declined for the pose network's doubt alone, on their mean P(flat), when no frame finds it
+# flat less surely than this much under what it needed.
+AGREED_FLAT_MARGIN = 0.1
 
 
 def agree(readings: list[Reading]) -> Reading:
@@ -112,11 +115,16 @@ def agree(readings: list[Reading]) -> Reading:
     Each die of the first reading must be found in every other reading at the same place (within a
     quarter of a die) with the same value and lie; a die that is not is reported `uncertain`. A die
     is read when every frame reads it, or when every frame either reads it or declined it for its
-    confidence alone (`Die.needs_confidence`) and the frames' mean confidence reaches what it needs, no
-    frame under AGREED_FLOOR: the frames differ by sensor noise only, and a die just sure in one frame
-    and just short in the next is the same die read the same way. A die any frame declined for any other
-    reason (its pose, a lamp, a neighbour) stays declined. A different number of dice makes every die
-    `uncertain`.
+    confidence alone (`Die.needs_confidence`) or the pose network's doubt alone (`Die.needs_flat`) and
+    the frames' means reach what they need (`agreed_die`): the frames differ by sensor noise only, and a
+    die just sure in one frame and just short in the next is the same die read the same way. A die any
+    frame declined for any other reason (called tipped, a lamp, a neighbour, its place) stays declined.
+
+    A find of a later frame that no die of the first is near (a die seen in some frames only: the edge
+    of a leaning pair, a flicker of a shadow) is kept aside in `Reading.unmatched`, once however many
+    frames found it, and the judge voids such a throw `uncertain` (`throw_judge.judge`): frames that
+    disagree on the dice never make a valid throw, as when every die was made uncertain, while the dice
+    every frame agrees on stay read (the evidence and the dice read say what was seen).
     """
     if not readings:
         raise ValueError("agree() needs at least one reading")
@@ -124,9 +132,6 @@ def agree(readings: list[Reading]) -> Reading:
     if len(readings) == 1:
         return first
     tolerance = 0.25 * max(first.die_size_px, 1.0)
-    if any(len(r.dice) != len(first.dice) for r in readings[1:]):
-        dice = tuple(replace(d, sure=False) for d in first.dice)
-        return replace(first, dice=dice, notes=first.notes + ("frames disagree on the number of dice",))
     dice = []
     disputed = on_mean = 0
     for d in first.dice:
@@ -142,22 +147,44 @@ def agree(readings: list[Reading]) -> Reading:
         disputed += d.sure and not agreed.sure
         on_mean += agreed.sure and not all(s.sure for s in seen)
         dice.append(agreed)
+    extra: list[Die] = []
+    for r in readings[1:] if first.dice else ():  # no die in the first frame: no throw (throw_watch waits on)
+        for o in r.dice:
+            if not any(same_die(o, d, tolerance) for d in first.dice + tuple(extra)):
+                extra.append(replace(o, sure=False, needs_confidence=0.0, needs_flat=0.0))
     notes = first.notes + ((f"{disputed} dice read differently across frames",) if disputed else ())
-    notes += ((f"{on_mean} dice read on the frames' mean confidence",) if on_mean else ())
-    return replace(first, dice=tuple(dice), notes=notes)
+    notes += ((f"{on_mean} dice read on the frames' mean confidence or P(flat)",) if on_mean else ())
+    notes += ((f"{len(extra)} dice found in later frames only",) if extra else ())
+    return replace(first, dice=tuple(dice), notes=notes, unmatched=tuple(extra))
 
 
 def agreed_die(seen: list[Die]) -> Die | None:
     """The first frame's die as the frames, which found it with the same value and lie, read it together;
-    None when some frame declined it for another reason than its confidence (the caller declines it)."""
+    None when some frame declined it for another reason than its confidence or the pose network's doubt
+    (the caller declines it). A die some frame declined for its confidence (`needs_confidence`) is read
+    when the frames' mean confidence reaches the most any frame needed, none under AGREED_FLOOR; one some
+    frame declined for the pose network's doubt (`needs_flat`: not surely flat), when their mean P(flat)
+    reaches the most any frame needed, none more than AGREED_FLAT_MARGIN under it: the frames differ by
+    sensor noise only, so their mean is the surer measure of the same die, and one frame much less sure
+    than the others saw something they did not."""
     first = seen[0]
     if all(d.sure for d in seen):
         return first
-    if not all(d.sure or d.needs_confidence for d in seen):
+    if not all(d.sure or d.needs_confidence or d.needs_flat for d in seen):
         return None
+    declined = replace(first, sure=False, needs_confidence=max(d.needs_confidence for d in seen),
+                       needs_flat=max(d.needs_flat for d in seen))
+    if first.value is None:
+        return declined
     confidences = [d.confidence for d in seen]
-    mean = float(np.mean(confidences))
     needed = max(d.needs_confidence for d in seen)
-    if first.value is None or min(confidences) < AGREED_FLOOR or mean < needed:
-        return replace(first, sure=False, needs_confidence=needed)
-    return replace(first, sure=True, confidence=mean, needs_confidence=0.0)
+    if needed and (min(confidences) < AGREED_FLOOR or float(np.mean(confidences)) < needed):
+        return declined
+    needed_flat = max(d.needs_flat for d in seen)
+    if needed_flat:
+        flats = [d.p_flat for d in seen]
+        if any(p is None for p in flats) or min(flats) < needed_flat - AGREED_FLAT_MARGIN \
+                or float(np.mean(flats)) < needed_flat:
+            return declined
+    return replace(first, sure=True, confidence=float(np.mean(confidences)), needs_confidence=0.0, needs_flat=0.0,
+                   p_flat=None if first.p_flat is None else float(np.mean([d.p_flat for d in seen])))

@@ -23,7 +23,7 @@ from .pose_net import DEFAULT_POSE_WEIGHTS, PoseNet, View
 from .pip_reader import FACE_PX, SPAN, FaceRead, dominant_angle, read_face
 from .pose import PoseContext, assign_poses, settle_touching
 from .read_checks import (EMPTY_SILHOUETTE, FLAT_SILHOUETTE, crowded, lamp_in_face, not_dice_of_their_own,
-                          not_surely_flat, partial, silhouette_ratio)
+                          flat_needed, not_surely_flat, partial, silhouette_ratio)
 from .reading import Die, Pose, Reading
 
 
@@ -279,7 +279,7 @@ class DiceReader:
         """Calibrated: the last check. A die that passed every other one but is read under the confidence it
         needs is declined, and says so (`needs_confidence`): frames that agree may read it on their mean."""
         needed = self.needed(d)
-        if not d.sure or d.value is None or d.confidence >= needed:
+        if not (d.sure or d.needs_flat) or d.value is None or d.confidence >= needed:
             return d
         return replace(d, sure=False, needs_confidence=needed)
 
@@ -301,18 +301,24 @@ class DiceReader:
         unsure it is flat (`not_surely_flat`), is declined too."""
         p_flat = None if f.pose_probs is None else float(f.pose_probs[0])
         if d.lie is Pose.TOUCHING and not_surely_flat(d.lie, p_flat, None):
-            return replace(d, sure=False)
+            return self.not_flat_enough(d, None)
         if d.lie is not Pose.FLAT:
             return d
         ratio = silhouette_ratio(d, ctx)
         if ratio is not None and ratio < EMPTY_SILHOUETTE:
             return replace(d, sure=False)
         if ratio is None or ratio <= FLAT_SILHOUETTE:
-            return replace(d, sure=False) if not_surely_flat(d.lie, p_flat, ratio) else d
+            return self.not_flat_enough(d, ratio) if not_surely_flat(d.lie, p_flat, ratio) else d
         if f.pose_probs is not None and float(f.pose_probs[0]) >= self.settings.surely_flat:
             return replace(d, sure=False)
         tipped = Pose.COCKED if f.pose_probs is None else TIPPED_ALONE[int(np.argmax(f.pose_probs[1:]))]
         return replace(d, lie=tipped)
+
+    @staticmethod
+    def not_flat_enough(d: Die, ratio: float | None) -> Die:
+        """Declined for the pose network's doubt (`not_surely_flat`); a die read until then says the P(flat) it
+        needed, so frames of dice at rest that agree on it may read it on their mean (`at_rest.agree`)."""
+        return replace(d, sure=False, needs_flat=flat_needed(d.lie, ratio) if d.sure else 0.0)
 
     def value_of(self, f: Found) -> tuple[int | None, float, bool]:
         """The value, its confidence, and whether it is a read."""
@@ -352,15 +358,17 @@ class DiceReader:
             outline = square_outline(f.x, f.y, f.die, angle)
             xs, ys = [p[0] for p in outline], [p[1] for p in outline]
             table_xy = self.calibration.to_table(f.x, f.y) if self.calibration is not None else None
+            p_flat = float(f.pose_probs[0]) if f.pose_probs is not None and self.calibration is not None else None
             dice.append(Die(value, f.x, f.y, max(xs) - min(xs), max(ys) - min(ys), confidence,
-                            Pose.FLAT, sure, outline, table_xy))
+                            Pose.FLAT, sure, outline, table_xy, p_flat=p_flat))
         learned = [learned_lie(f.pose_probs) for f in found]
         ctx = PoseContext(frame, fg, self.calibration, self.background)
         dice, blobs = assign_poses(dice, ctx, learned)
         if self.calibration is not None:
             dice = [self.geometry_overrules(d, f, ctx) for d, f in zip(dice, found)]
         alone = not_dice_of_their_own(dice, fg.die_size) if self.calibration is None else set()
-        dice = [replace(d, sure=False) if d.sure and (i in alone or self.doubt(d, dice, ctx)) else d
+        dice = [replace(d, sure=False, needs_flat=0.0)
+                if (d.sure or d.needs_flat) and (i in alone or self.doubt(d, dice, ctx)) else d
                 for i, d in enumerate(dice)]
         if self.calibration is not None:
             dice = [self.confident(d) for d in dice]

@@ -63,13 +63,17 @@ def not_surely_flat(lie: Pose, p_flat: float | None, ratio: float | None) -> boo
     sure while its silhouette is larger than a flat die's there (a cocked die against a wall, or the upper
     die of a stack, whose sides and the lower die's widen it). Declined: a dealer's read is slower, a wrong
     published result is worse. Without the pose network nothing is said (uncalibrated photos)."""
-    if p_flat is None:
-        return False
+    return p_flat is not None and p_flat < flat_needed(lie, ratio)
+
+
+def flat_needed(lie: Pose, ratio: float | None) -> float:
+    """The P(flat) the pose network must give a die of this lie and silhouette ratio for it to be read
+    (0.0: nothing needed, a lie `not_surely_flat` says nothing of)."""
     if lie is Pose.TOUCHING:
-        return p_flat < TOUCHING_FLAT
+        return TOUCHING_FLAT
     if lie is not Pose.FLAT:
-        return False
-    return p_flat < FLAT_ALONE or (ratio is not None and ratio > LEANING_SILHOUETTE and p_flat < SURELY_FLAT_ALONE)
+        return 0.0
+    return SURELY_FLAT_ALONE if ratio is not None and ratio > LEANING_SILHOUETTE else FLAT_ALONE
 
 
 def lamp_in_face(frame: np.ndarray, die: Die, die_px: float) -> bool:

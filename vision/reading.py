@@ -42,6 +42,11 @@ class Die:
     # Declined for its confidence alone (calibrated readers): the P its value needed; 0.0 otherwise. Frames of
     # dice at rest that agree on it may read it on their mean confidence (`at_rest.agree`).
     needs_confidence: float = 0.0
+    # The pose network's P(flat) (calibrated readers; None without it). Declined for that doubt alone
+    # (`read_checks.not_surely_flat`): the P(flat) it needed, 0.0 otherwise; frames that agree may read it on
+    # their mean P(flat) (`at_rest.agree`).
+    p_flat: float | None = None
+    needs_flat: float = 0.0
 
     @property
     def pose(self) -> Pose:
@@ -91,6 +96,9 @@ class Reading:
     image_size: tuple[int, int] = (0, 0)  # width, height
     calibrated: bool = False
     notes: tuple[str, ...] = field(default=())
+    # Frames of dice at rest agreed (`at_rest.agree`): dice a later frame found where the first found none.
+    # Never read; a throw with any is void `uncertain` (the frames disagree on what lies there).
+    unmatched: tuple[Die, ...] = field(default=())
 
     @property
     def values(self) -> tuple[int, ...]:

@@ -124,6 +124,9 @@ def judge(reading: Reading, rules: ThrowRules, calibration: Calibration | None =
             return void(VoidReason.UNCERTAIN, f"{why} ({rules.source})")
         if not ok:
             return void(VoidReason.NOT_PAST_MIDDLE, f"{why} ({rules.source})")
+    if reading.unmatched:  # frames of the resting dice disagree on what lies there (at_rest.agree)
+        d = reading.unmatched[0]
+        return void(VoidReason.UNCERTAIN, f"{where(d)}: found in some frames of the dice at rest only")
     if rules.n_dice and len(dice) != rules.n_dice:
         return void(VoidReason.WRONG_COUNT, f"{len(dice)} dice seen, {rules.game} throws {rules.n_dice}")
     for d in dice:

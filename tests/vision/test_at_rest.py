@@ -7,12 +7,13 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from vision.at_rest import AGREED_FLOOR, AtRestDetector, agree, grey_thumbnail
+from vision.at_rest import AGREED_FLAT_MARGIN, AGREED_FLOOR, AtRestDetector, agree, grey_thumbnail
+from vision.read_checks import FLAT_ALONE, SURELY_FLAT_ALONE
 from vision.dice_reader import DiceReader, ReaderSettings
 from vision.reading import Die, Pose, Reading
 from vision.synthetic import SceneDie, render
 from vision.synthetic_scenes import random_scene, throw_track
-from vision.throw_judge import rules_for
+from vision.throw_judge import judge, rules_for
 from vision.throw_watch import ThrowWatcher
 
 
@@ -94,11 +95,27 @@ def test_a_die_read_differently_in_one_frame_becomes_uncertain():
     assert out.values == (3,)
 
 
-def test_frames_that_disagree_on_the_count_make_every_die_uncertain():
+def test_frames_that_disagree_on_the_count_keep_the_dice_they_agree_on_and_never_make_a_valid_throw():
+    craps = rules_for("craps")
     a = Reading((die(3, 100), die(5, 200)), die_size_px=25.0)
-    b = replace(a, dice=a.dice[:1])
-    out = agree([a, b])
-    assert not any(d.is_read for d in out.dice)
+    # a die the later frame misses: uncertain; the one both read stays read; the throw is not valid
+    out = agree([a, replace(a, dice=a.dice[:1])])
+    assert [d.is_read for d in out.dice] == [True, False] and not judge(out, craps).valid
+    # a find the first frame did not make (the upper die of a stack beside a die read flat in every frame):
+    # kept aside once for the two frames that found it, and the throw is void `uncertain` for it
+    upper = die(4, 110)
+    seen_more = replace(a, dice=a.dice + (upper,))
+    out = agree([a, seen_more, seen_more])
+    assert out.values == (3, 5) and [d.x for d in out.unmatched] == [110] and not out.unmatched[0].is_read
+    assert "1 dice found in later frames only" in out.notes
+    verdict = judge(out, craps)
+    assert not verdict.valid and verdict.reason.value == "uncertain" and "some frames" in verdict.detail
+    # ... whatever lie that frame gave it
+    assert judge(agree([a, replace(a, dice=a.dice + (replace(upper, lie=Pose.STACKED),))]), craps).reason.value \
+        == "uncertain"
+    # no die in the first frame is no throw, whatever a later frame found (throw_watch waits on)
+    out = agree([replace(a, dice=()), a])
+    assert out.dice == () and out.unmatched == ()
 
 
 def short(value, x, confidence, needs=0.95):
@@ -112,7 +129,7 @@ def test_a_die_just_short_in_one_frame_is_read_on_the_frames_mean_confidence():
     out = agree([sure, just_short, sure])
     assert out.values == (3, 5) and out.all_read
     assert out.dice[0].confidence == pytest.approx((0.97 + 0.94 + 0.97) / 3)
-    assert "1 dice read on the frames' mean confidence" in out.notes
+    assert "1 dice read on the frames' mean confidence or P(flat)" in out.notes
     # short in every frame, or the mean under what the die needs: still declined, still saying what it needs
     out = agree([just_short, just_short, sure])
     assert out.values == (5,) and out.dice[0].needs_confidence == 0.95
@@ -129,6 +146,31 @@ def test_the_mean_never_reads_a_die_a_frame_declined_for_another_reason_or_read_
         assert out.values == () and not out.dice[0].is_read, other
 
 
+def doubted(value, x, p_flat, needs=FLAT_ALONE, confidence=0.99):
+    """A die that passed every check but the pose network's doubt (as a calibrated reader declines it)."""
+    return Die(value, x, 100.0, 25.0, 25.0, confidence, Pose.FLAT, False, p_flat=p_flat, needs_flat=needs)
+
+
+def test_a_die_the_pose_network_doubts_in_one_frame_is_read_on_the_frames_mean_p_flat():
+    sure = Reading((replace(die(3, 100), p_flat=0.9), die(5, 200)), die_size_px=25.0)
+    doubt = Reading((doubted(3, 101, 0.72), die(5, 200)), die_size_px=25.0)
+    out = agree([sure, doubt, sure])
+    assert out.values == (3, 5) and out.dice[0].p_flat == pytest.approx((0.9 + 0.72 + 0.9) / 3)
+    # the mean under what it needs, a frame far under it, or no P(flat) in a frame: declined, saying what it needs
+    low = Reading((replace(die(3, 100), p_flat=0.76), die(5, 200)), die_size_px=25.0)
+    out = agree([low, doubt, low])  # mean 0.747
+    assert out.values == (5,) and out.dice[0].needs_flat == FLAT_ALONE
+    far = Reading((doubted(3, 100, FLAT_ALONE - AGREED_FLAT_MARGIN - 0.01), die(5, 200)), die_size_px=25.0)
+    assert agree([sure, far, sure]).values == (5,)
+    assert agree([Reading((die(3, 100), die(5, 200)), die_size_px=25.0), doubt, sure]).values == (5,)
+    # a frame that needed more (its silhouette larger than a flat die's) sets the mean's target
+    big = Reading((doubted(3, 100, 0.95, needs=SURELY_FLAT_ALONE), die(5, 200)), die_size_px=25.0)
+    assert agree([sure, big, sure]).values == (5,)  # mean 0.917 < 0.97
+    # doubted and just short of its confidence: both means must reach what they need
+    both = Reading((doubted(3, 100, 0.74, confidence=0.93), die(5, 200)), die_size_px=25.0)
+    both = replace(both, dice=(replace(both.dice[0], needs_confidence=0.95), both.dice[1]))
+    assert agree([sure, both, sure]).values == (3, 5)  # confidence mean 0.97, P(flat) mean 0.85
+    assert agree([both, both, both]).values == (5,)  # P(flat) mean 0.74 and confidence mean 0.93: both short
 def test_a_touching_die_needs_its_own_higher_mean():
     one = Reading((replace(short(3, 100, 0.96, needs=0.97), lie=Pose.TOUCHING),), die_size_px=25.0)
     assert agree([one, one, one]).values == ()

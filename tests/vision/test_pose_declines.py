@@ -46,6 +46,36 @@ def test_the_reader_declines_a_touching_die_the_pose_network_doubts(craps_rig):
     assert reader.geometry_overrules(touching, found, ctx).sure
 
 
+def test_a_die_declined_for_the_pose_networks_doubt_alone_says_the_p_flat_it_needed(craps_rig):
+    """So that frames of dice at rest may read it on their mean P(flat) (`at_rest.agree`); a die declined
+    for another reason, or not read before, says nothing."""
+    reader, d, found, frame, fg = flat_scene(craps_rig)
+    ctx = PoseContext(frame, fg, reader.calibration, reader.background)
+    found.pose_probs = np.array([0.7, 0.1, 0.1, 0.05, 0.05], np.float32)
+    out = reader.geometry_overrules(d, found, ctx)
+    assert not out.sure and out.needs_flat == FLAT_ALONE
+    touching = Die(d.value, d.x, d.y, d.w, d.h, 0.99, Pose.TOUCHING, True, d.outline, d.table_xy)
+    assert reader.geometry_overrules(touching, found, ctx).needs_flat == TOUCHING_FLAT
+    unread = Die(d.value, d.x, d.y, d.w, d.h, 0.99, Pose.FLAT, False, d.outline, d.table_xy)
+    assert reader.geometry_overrules(unread, found, ctx).needs_flat == 0.0
+    found.pose_probs = np.array([0.95, 0.01, 0.01, 0.01, 0.02], np.float32)
+    assert reader.geometry_overrules(d, found, ctx).needs_flat == 0.0
+
+
+def test_the_checks_after_the_pose_networks_doubt_still_decline_a_die_outright(craps_rig, monkeypatch):
+    """read(): a die declined for the pose network's doubt still goes through the later checks (a lamp, a
+    neighbour, the frame's edge: `doubt`) and its confidence's; any of them declines it outright."""
+    rig, empty, cal = craps_rig
+    rng = np.random.default_rng(7)
+    frame, _ = render(rig.scene(random_scene(rig, "valid", rng), rng), rng)
+    reader = DiceReader(cal, background=empty)
+    monkeypatch.setattr(reader, "geometry_overrules", lambda d, f, ctx: reader.not_flat_enough(d, None))
+    doubted = reader.read(frame).dice
+    assert len(doubted) == 2 and all(not d.sure and d.needs_flat == FLAT_ALONE for d in doubted)
+    monkeypatch.setattr(reader, "doubt", lambda d, dice, ctx: True)
+    assert all(not d.sure and d.needs_flat == 0.0 for d in reader.read(frame).dice)
+
+
 @pytest.mark.parametrize("game,kind,seed", [("banca-francesa", "cocked", 21), ("cussec", "cocked", 22),
                                             ("banca-francesa", "stacked", 23), ("cussec", "stacked", 24)])
 def test_rendered_cocked_and_stacked_dice_of_the_tune_looks_are_never_read_flat(game, kind, seed):
