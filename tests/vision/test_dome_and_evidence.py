@@ -78,6 +78,16 @@ def test_evidence_draws_every_die_and_the_verdict(tmp_path, craps_rig):
     assert path.name == "round-17.jpg" and path.is_file()
 
 
+def test_evidence_draws_a_die_found_in_later_frames_only(craps_rig):
+    """The die that voids a throw `uncertain` because the frames of the dice at rest disagree (at_rest.agree)."""
+    _, empty, cal = craps_rig
+    read = Die(5, 400.0, 300.0, 25.0, 25.0, 0.99, Pose.FLAT, True)
+    reading = Reading((read,), die_size_px=25.0, unmatched=(Die(3, 600.0, 300.0, 25.0, 25.0, 0.9, Pose.FLAT, False),))
+    bare = annotate(empty, Reading((read,), die_size_px=25.0), None, cal)
+    out = annotate(empty, reading, judge(reading, rules_for("craps")), cal)
+    assert np.any(out[287:314, 586:590] != bare[287:314, 586:590])  # its box's left side
+
+
 def test_evidence_folder_that_cannot_be_made_is_a_clear_error(tmp_path, craps_rig):
     _, empty, _ = craps_rig
     blocker = tmp_path / "file"
