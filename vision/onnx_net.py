@@ -36,7 +36,10 @@ class OnnxNet:
     def __init__(self, weights: Path, what: str) -> None:
         if not weights.is_file():
             raise VisionError(f"{what} weights not found: {weights}")
-        model = weights.read_bytes()
+        try:
+            model = weights.read_bytes()
+        except OSError as exc:
+            raise VisionError(f"cannot read {what} weights {weights}: {exc}") from exc
         self.sha256 = hashlib.sha256(model).hexdigest()
         pinned = pinned_sha256(weights)
         if pinned is not None and pinned != self.sha256:

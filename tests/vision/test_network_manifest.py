@@ -66,3 +66,17 @@ def test_a_network_outside_the_committed_folder_is_not_checked(tmp_path):
     copy = Path(shutil.copy(DEFAULT_POSE_WEIGHTS, tmp_path / "candidate.onnx"))
     assert onnx_net.pinned_sha256(copy) is None
     assert PoseNet(copy).net.sha256 == hashlib.sha256(copy.read_bytes()).hexdigest()
+
+
+def test_a_network_file_that_cannot_be_read_is_a_clear_error(tmp_path, monkeypatch):
+    folder = tmp_path / "not-a-file.onnx"
+    folder.mkdir()
+    with pytest.raises(VisionError, match="pose network weights not found"):
+        PoseNet(folder)
+    unreadable = Path(shutil.copy(DEFAULT_POSE_WEIGHTS, tmp_path / "unreadable.onnx"))
+
+    def refuse(path):
+        raise PermissionError(13, "Permission denied", str(path))  # what a file mode 000 gives a non-root service
+    monkeypatch.setattr(Path, "read_bytes", refuse)
+    with pytest.raises(VisionError, match=r"cannot read pose network weights .*unreadable.onnx: .*Permission denied"):
+        PoseNet(unreadable)
