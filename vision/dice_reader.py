@@ -22,7 +22,7 @@ from .face_crops import CROP_PX, crop, crop_matrix
 from .pose_net import DEFAULT_POSE_WEIGHTS, PoseNet, View
 from .pip_reader import FACE_PX, SPAN, FaceRead, dominant_angle, read_face
 from .pose import PoseContext, assign_poses, settle_touching
-from .read_checks import (EMPTY_SILHOUETTE, FLAT_SILHOUETTE, crowded, lamp_in_face, not_dice_of_their_own,
+from .read_checks import (EMPTY_SILHOUETTE, FLAT_SILHOUETTE, HEAD_NOT_FLAT, crowded, lamp_in_face, not_dice_of_their_own,
                           flat_needed, not_surely_flat, partial, silhouette_ratio)
 from .reading import Die, Pose, Reading
 
@@ -62,6 +62,7 @@ class Found:
     pose_probs: np.ndarray | None = None  # learned pose (flat, cocked, stacked, leaning, overlapped)
     face: FaceRead | None = None
     settled: bool = False  # re-centred by the silhouette fit of touching dice
+    head_flat: float | None = None  # P(flat) of the face network's own pose head, on the crop(s) it was read on
 
 
 def check_frame(frame: object) -> np.ndarray:
@@ -240,6 +241,18 @@ class DiceReader:
         for f, p, q in zip(found, probs, poses):
             f.probs, f.pose_probs = p, q
 
+    def head_looks_again(self, frame: np.ndarray, found: list[Found]) -> None:
+        """Dice the face network's pose head found plainly not flat, perhaps on one crop: its P(flat) again,
+        averaged over the crop turned four ways where the die now lies (their values are left as read)."""
+        if not found:
+            return
+        views = self.settings.views
+        scores = self.classifier.classify(self.view_crops(frame, found, [views] * len(found)))
+        if scores.poses is None:
+            return
+        for f, q in zip(found, scores.poses.reshape(len(found), views, -1).mean(axis=1)):
+            f.head_flat = float(q[0])
+
     @staticmethod
     def view_crops(frame: np.ndarray, found: list[Found], counts: list[int]) -> np.ndarray:
         """Each die's crop, turned 0/90/180/270 degrees (and mirrored for 8) when its count asks."""
@@ -298,8 +311,11 @@ class DiceReader:
         (on the tuning split, every die so found was flat: a shadow or a lamp's glow on the felt). A find where
         the frame hardly differs from the empty table (less than EMPTY_SILHOUETTE of a die's outline) is not a
         die at all (printing on the felt read as pips): declined. A die that may be tipped, the pose network
-        unsure it is flat (`not_surely_flat`), is declined too."""
+        unsure it is flat (`not_surely_flat`), is declined too; so is a die the face network's own pose head
+        (a narrower crop, trained apart) finds plainly not flat (`HEAD_NOT_FLAT`): two networks disagree."""
         p_flat = None if f.pose_probs is None else float(f.pose_probs[0])
+        if d.lie in (Pose.FLAT, Pose.TOUCHING) and f.head_flat is not None and f.head_flat < HEAD_NOT_FLAT:
+            return replace(d, sure=False)
         if d.lie is Pose.TOUCHING and not_surely_flat(d.lie, p_flat, None):
             return self.not_flat_enough(d, None)
         if d.lie is not Pose.FLAT:
@@ -345,7 +361,9 @@ class DiceReader:
         if self.pose_net is not None and self.calibration is not None:
             view = View.of(self.calibration, frame.shape[1], frame.shape[0])
             for f, q in zip(found, self.pose_net.poses(frame, [(f.x, f.y) for f in found], fg.die_size, view)):
+                f.head_flat = None if f.pose_probs is None else float(f.pose_probs[0])
                 f.pose_probs = q
+            self.head_looks_again(frame, [f for f in found if f.head_flat is not None and f.head_flat < HEAD_NOT_FLAT])
         dice = []
         for f in found:
             value, confidence, sure = self.value_of(f)

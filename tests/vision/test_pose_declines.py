@@ -7,7 +7,8 @@ import pytest
 
 from vision.calibration import calibrate
 from vision.dice_reader import DiceReader
-from vision.read_checks import FLAT_ALONE, LEANING_SILHOUETTE, SURELY_FLAT_ALONE, TOUCHING_FLAT, not_surely_flat
+from vision.read_checks import (FLAT_ALONE, HEAD_NOT_FLAT, LEANING_SILHOUETTE, SURELY_FLAT_ALONE, TOUCHING_FLAT,
+                               not_surely_flat)
 from vision.reading import Die, Pose
 from vision.pose import PoseContext
 from vision.synthetic import render
@@ -60,6 +61,41 @@ def test_a_die_declined_for_the_pose_networks_doubt_alone_says_the_p_flat_it_nee
     assert reader.geometry_overrules(unread, found, ctx).needs_flat == 0.0
     found.pose_probs = np.array([0.95, 0.01, 0.01, 0.01, 0.02], np.float32)
     assert reader.geometry_overrules(d, found, ctx).needs_flat == 0.0
+
+
+def test_a_die_the_face_networks_pose_head_finds_plainly_not_flat_is_declined_whatever_the_pose_network_says(
+        craps_rig):
+    """Two networks disagree: the pose network sure enough the die is flat, the face network's own pose head
+    (its narrower crop) plainly not. Tune seed 183 (cocked and stacked dice, banca francesa): a cocked die read
+    flat in all three frames at pose-network P(flat) 0.87, face head 0.12; flat dice read under 0.3: 1 of 400
+    (seed 183), 1 of 632 (seed 60). Declined outright (a dealer's read), not named tipped."""
+    reader, d, found, frame, fg = flat_scene(craps_rig)
+    ctx = PoseContext(frame, fg, reader.calibration, reader.background)
+    found.pose_probs = np.array([0.99, 0.0, 0.01, 0.0, 0.0], np.float32)
+    found.head_flat = HEAD_NOT_FLAT
+    assert reader.geometry_overrules(d, found, ctx).sure
+    found.head_flat = HEAD_NOT_FLAT - 0.01
+    out = reader.geometry_overrules(d, found, ctx)
+    assert not out.sure and out.lie is Pose.FLAT and out.needs_flat == 0.0
+    touching = Die(d.value, d.x, d.y, d.w, d.h, 0.99, Pose.TOUCHING, True, d.outline, d.table_xy)
+    assert not reader.geometry_overrules(touching, found, ctx).sure
+    found.head_flat = None  # no face network pose head (a classifier without one): nothing said
+    assert reader.geometry_overrules(d, found, ctx).sure
+
+
+def test_the_reader_keeps_the_face_heads_p_flat_beside_the_pose_networks(craps_rig, monkeypatch):
+    """read(): each die's `head_flat` is what the face network's pose head said on the crop it was read on,
+    kept when the pose network's probabilities replace the head's."""
+    rig, empty, cal = craps_rig
+    rng = np.random.default_rng(7)
+    frame, _ = render(rig.scene(random_scene(rig, "valid", rng), rng), rng)
+    reader = DiceReader(cal, background=empty)
+    seen = []
+    judge = reader.geometry_overrules
+    monkeypatch.setattr(reader, "geometry_overrules", lambda d, f, ctx: seen.append(f) or judge(d, f, ctx))
+    assert len(reader.read(frame).values) == 2
+    assert len(seen) == 2 and all(f.head_flat is not None and 0.0 <= f.head_flat <= 1.0 for f in seen)
+    assert all(f.head_flat != float(f.pose_probs[0]) for f in seen)
 
 
 def test_the_checks_after_the_pose_networks_doubt_still_decline_a_die_outright(craps_rig, monkeypatch):
