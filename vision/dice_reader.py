@@ -305,17 +305,23 @@ class DiceReader:
                                                  or lamp_in_face(ctx.frame, d, ctx.fg.die_size))
 
     def geometry_overrules(self, d: Die, f: Found, ctx: PoseContext) -> Die:
+        """The lie the geometry and the pose network give a die (`lie_by_geometry`); a die still called flat or
+        touching that the face network's own pose head (a narrower crop, trained apart) finds plainly not flat
+        (`HEAD_NOT_FLAT`) is declined outright, not named tipped: the two networks disagree."""
+        out = self.lie_by_geometry(d, f, ctx)
+        if out.lie in (Pose.FLAT, Pose.TOUCHING) and f.head_flat is not None and f.head_flat < HEAD_NOT_FLAT:
+            return replace(out, sure=False, needs_flat=0.0)
+        return out
+
+    def lie_by_geometry(self, d: Die, f: Found, ctx: PoseContext) -> Die:
         """A die called flat whose silhouette is too big for a flat die there under the calibrated camera
         stands higher or leans (stacked, cocked): it takes the pose network's likeliest other pose. When the
         pose network is sure the die is flat, the two disagree: the die is declined (`uncertain`), not tipped
         (on the tuning split, every die so found was flat: a shadow or a lamp's glow on the felt). A find where
         the frame hardly differs from the empty table (less than EMPTY_SILHOUETTE of a die's outline) is not a
         die at all (printing on the felt read as pips): declined. A die that may be tipped, the pose network
-        unsure it is flat (`not_surely_flat`), is declined too; so is a die the face network's own pose head
-        (a narrower crop, trained apart) finds plainly not flat (`HEAD_NOT_FLAT`): two networks disagree."""
+        unsure it is flat (`not_surely_flat`), is declined too."""
         p_flat = None if f.pose_probs is None else float(f.pose_probs[0])
-        if d.lie in (Pose.FLAT, Pose.TOUCHING) and f.head_flat is not None and f.head_flat < HEAD_NOT_FLAT:
-            return replace(d, sure=False)
         if d.lie is Pose.TOUCHING and not_surely_flat(d.lie, p_flat, None):
             return self.not_flat_enough(d, None)
         if d.lie is not Pose.FLAT:
