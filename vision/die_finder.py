@@ -244,8 +244,11 @@ CANDIDATE_STEP = 0.4  # die edges between the grid points looked at in a blob of
 
 def cluster_points(mask: np.ndarray, d: float) -> list[tuple[float, float]]:
     """Candidate centres inside a blob larger than one die: a grid over its interior plus the peaks
-    of its distance transform (the centres of touching dice)."""
-    dist = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
+    of its distance transform (the centres of touching dice). The mask is the blob's bounding box: it is
+    padded with background first, or OpenCV measures no distance across the box's edge (a blob that fills its
+    box from edge to edge, a thin streak of light, had every pixel "far inside" and every pixel a peak)."""
+    padded = cv2.copyMakeBorder(mask, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
+    dist = cv2.distanceTransform(padded, cv2.DIST_L2, 3)[1:-1, 1:-1]
     step = max(1.0, CANDIDATE_STEP * d)
     inner = dist >= 0.22 * d
     points = []
