@@ -22,8 +22,8 @@ from .face_crops import CROP_PX, crop, crop_matrix
 from .pose_net import DEFAULT_POSE_WEIGHTS, PoseNet, View
 from .pip_reader import FACE_PX, SPAN, FaceRead, dominant_angle, read_face
 from .pose import PoseContext, assign_poses, settle_touching
-from .read_checks import (EMPTY_SILHOUETTE, FLAT_SILHOUETTE, HEAD_NOT_FLAT, crowded, lamp_in_face, not_dice_of_their_own,
-                          flat_needed, not_surely_flat, partial, silhouette_ratio)
+from .read_checks import (EMPTY_SILHOUETTE, FLAT_SILHOUETTE, HEAD_NOT_FLAT, crowded, lamp_in_face,
+                          not_dice_of_their_own, flat_needed, not_surely_flat, partial, silhouette_ratio)
 from .reading import Die, Pose, Reading
 
 
