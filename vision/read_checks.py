@@ -24,7 +24,7 @@ FLAT_ALONE = 0.75  # a die called flat is read only when the pose network finds 
 LEANING_SILHOUETTE = 1.25  # ... and, when its silhouette is this much larger than a flat die's, ...
 SURELY_FLAT_ALONE = 0.97  # ... this surely (cocked and stacked dice of the tune looks sat at 1.27-1.28)
 TOUCHING_FLAT = 0.85  # a die touching another is read only when the pose network finds it flat this surely
-HEAD_NOT_FLAT = 0.3  # a die the face network's pose head finds flat less surely is declined (the pose network notwithstanding)
+HEAD_NOT_FLAT = 0.3  # a die the face network's pose head finds flat less surely is declined, pose network or not
 LAMP_BLOB = 2.5  # light pips: a bright spot this many times the face's other bright spots is a lamp mirrored
 # Light pips, a face read 3 or 5: its middle spot unlike its corner pips (area and peak brightness over theirs,
 # elongation less theirs) is a lamp mirrored where a pip would be. Ranges of the middle pips of right reads.
