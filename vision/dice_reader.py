@@ -304,22 +304,25 @@ class DiceReader:
         return self.calibration is not None and (crowded(d, dice, ctx.fg.die_size)
                                                  or lamp_in_face(ctx.frame, d, ctx.fg.die_size))
 
-    def geometry_overrules(self, d: Die, f: Found, ctx: PoseContext) -> Die:
-        """The lie the geometry and the pose network give a die (`lie_by_geometry`); a die still called flat or
-        touching that the face network's own pose head (a narrower crop, trained apart) finds plainly not flat
-        (`HEAD_NOT_FLAT`) is declined outright, not named tipped: the two networks disagree."""
+    def geometry_overrules(self, d: Die, f: Found, ctx: PoseContext) -> Die | None:
+        """The lie the geometry and the pose network give a die (`lie_by_geometry`; None: no die there); a die
+        still called flat or touching that the face network's own pose head (a narrower crop, trained apart)
+        finds plainly not flat (`HEAD_NOT_FLAT`) is declined outright, not named tipped: the networks disagree."""
         out = self.lie_by_geometry(d, f, ctx)
+        if out is None:
+            return None
         if out.lie in (Pose.FLAT, Pose.TOUCHING) and f.head_flat is not None and f.head_flat < HEAD_NOT_FLAT:
             return replace(out, sure=False, needs_flat=0.0)
         return out
 
-    def lie_by_geometry(self, d: Die, f: Found, ctx: PoseContext) -> Die:
+    def lie_by_geometry(self, d: Die, f: Found, ctx: PoseContext) -> Die | None:
         """A die called flat whose silhouette is too big for a flat die there under the calibrated camera
         stands higher or leans (stacked, cocked): it takes the pose network's likeliest other pose. When the
         pose network is sure the die is flat, the two disagree: the die is declined (`uncertain`), not tipped
         (on the tuning split, every die so found was flat: a shadow or a lamp's glow on the felt). A find where
         the frame hardly differs from the empty table (less than EMPTY_SILHOUETTE of a die's outline) is not a
-        die at all (printing on the felt read as pips): declined. A die that may be tipped, the pose network
+        die at all (printing on the felt read as pips, a glint on the dome): None, neither read nor counted (it
+        made a throw void off the table, unseen seed 189; were a die ever lost so, the count voids the throw). A die that may be tipped, the pose network
         unsure it is flat (`not_surely_flat`), is declined too."""
         p_flat = None if f.pose_probs is None else float(f.pose_probs[0])
         if d.lie is Pose.TOUCHING and not_surely_flat(d.lie, p_flat, None):
@@ -328,7 +331,7 @@ class DiceReader:
             return d
         ratio = silhouette_ratio(d, ctx)
         if ratio is not None and ratio < EMPTY_SILHOUETTE:
-            return replace(d, sure=False)
+            return None
         if ratio is None or ratio <= FLAT_SILHOUETTE:
             return self.not_flat_enough(d, ratio) if not_surely_flat(d.lie, p_flat, ratio) else d
         if f.pose_probs is not None and float(f.pose_probs[0]) >= self.settings.surely_flat:
@@ -389,7 +392,8 @@ class DiceReader:
         ctx = PoseContext(frame, fg, self.calibration, self.background)
         dice, blobs = assign_poses(dice, ctx, learned)
         if self.calibration is not None:
-            dice = [self.geometry_overrules(d, f, ctx) for d, f in zip(dice, found)]
+            judged = [self.geometry_overrules(d, f, ctx) for d, f in zip(dice, found)]
+            dice = [d for d in judged if d is not None]
         alone = not_dice_of_their_own(dice, fg.die_size) if self.calibration is None else set()
         dice = [replace(d, sure=False, needs_flat=0.0)
                 if (d.sure or d.needs_flat) and (i in alone or self.doubt(d, dice, ctx)) else d
