@@ -322,8 +322,8 @@ class DiceReader:
         (on the tuning split, every die so found was flat: a shadow or a lamp's glow on the felt). A find where
         the frame hardly differs from the empty table (less than EMPTY_SILHOUETTE of a die's outline) is not a
         die at all (printing on the felt read as pips, a glint on the dome): None, neither read nor counted (it
-        made a throw void off the table, unseen seed 189; were a die ever lost so, the count voids the throw). A die that may be tipped, the pose network
-        unsure it is flat (`not_surely_flat`), is declined too."""
+        made a throw void off the table, unseen seed 189; were a die ever lost so, the count voids the throw).
+        A die that may be tipped, the pose network unsure it is flat (`not_surely_flat`), is declined too."""
         p_flat = None if f.pose_probs is None else float(f.pose_probs[0])
         if d.lie is Pose.TOUCHING and not_surely_flat(d.lie, p_flat, None):
             return self.not_flat_enough(d, None)
