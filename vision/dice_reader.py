@@ -233,24 +233,26 @@ class DiceReader:
         """Set each die's class (and pose head) probabilities, averaged over its crop turned four ways."""
         if not found:
             return
+        probs, poses = self.four_ways(frame, found)
+        for f, p, q in zip(found, probs, poses if poses is not None else [None] * len(found)):
+            f.probs, f.pose_probs = p, q
+
+    def four_ways(self, frame: np.ndarray, found: list[Found]) -> tuple[np.ndarray, np.ndarray | None]:
+        """The face network's class and pose-head probabilities of each die, averaged over its crop turned four
+        ways (poses None without a pose head)."""
         views = self.settings.views
         scores = self.classifier.classify(self.view_crops(frame, found, [views] * len(found)))
         probs = scores.probs.reshape(len(found), views, -1).mean(axis=1)
-        poses = (scores.poses.reshape(len(found), views, -1).mean(axis=1) if scores.poses is not None
-                 else [None] * len(found))
-        for f, p, q in zip(found, probs, poses):
-            f.probs, f.pose_probs = p, q
+        poses = scores.poses.reshape(len(found), views, -1).mean(axis=1) if scores.poses is not None else None
+        return probs, poses
 
     def head_looks_again(self, frame: np.ndarray, found: list[Found]) -> None:
         """Dice the face network's pose head found plainly not flat, perhaps on one crop: its P(flat) again,
         averaged over the crop turned four ways where the die now lies (their values are left as read)."""
         if not found:
             return
-        views = self.settings.views
-        scores = self.classifier.classify(self.view_crops(frame, found, [views] * len(found)))
-        if scores.poses is None:
-            return
-        for f, q in zip(found, scores.poses.reshape(len(found), views, -1).mean(axis=1)):
+        _, poses = self.four_ways(frame, found)
+        for f, q in zip(found, poses if poses is not None else []):
             f.head_flat = float(q[0])
 
     @staticmethod

@@ -76,7 +76,7 @@ def test_a_dice_table_needs_its_calibration(tmp_path):
 
 def test_the_camera_logs_the_pinned_hash_of_each_network_it_reads_with(tmp_path, replay, caplog):
     """Which networks read a table's dice is in the log of every start: the SHA-256 of the very files read
-    (hashed here from disk; that they are the ones vision/weights/SHA256SUMS pins is tests/vision/test_network_manifest.py's)."""
+    (hashed here from disk; that SHA256SUMS pins them is tests/vision/test_network_manifest.py's to check)."""
     weights = Path(__file__).parents[2] / "vision" / "weights"
     with caplog.at_level("INFO", logger="firmware_host.dice_camera"), Table(tmp_path, replay.calibration, replay.empty):
         pass
