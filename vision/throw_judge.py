@@ -2,7 +2,7 @@
 
 Rules per game are those of the regulations digest (first table); each `ThrowRules` names its
 source. The reasons are checked in a fixed order, so one throw gets one reason: off_table, stacked,
-overlapping, cocked, not_past_middle, wrong_count, uncertain.
+overlapping, cocked, not_past_middle, wrong_count, foreign_object, uncertain.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 
 from .calibration import Calibration
 from .errors import GameRulesError
-from .reading import Die, Pose, Reading
+from .reading import Blob, Die, Pose, Reading
 from .throw_track import passed_middle
 
 
@@ -26,6 +26,7 @@ class VoidReason(str, Enum):
     OVERLAPPING = "overlapping"
     NOT_PAST_MIDDLE = "not_past_middle"
     WRONG_COUNT = "wrong_count"
+    FOREIGN_OBJECT = "foreign_object"
     UNCERTAIN = "uncertain"
 
 
@@ -42,13 +43,15 @@ class ThrowRules:
     source: str
     stacked_void: bool = True  # a die under another cannot be read in any game
     touching_void: bool = False
+    foreign_object_void: bool = False  # banca francesa IV.8 a: a die touching something that is not a die
 
 
 RULES = {
     "craps": ThrowRules("craps", 2, cocked_void=False, overlapping_void=False, must_pass_middle=True, in_dome=False,
                         source="Macau 2010 Art. 3 (001); Portugal 1995 VI.6-7 (004)"),
     "banca-francesa": ThrowRules("banca-francesa", 3, cocked_void=True, overlapping_void=True, must_pass_middle=False,
-                                 in_dome=False, source="Portugal 1995 IV.7(b), IV.8(e)(f)(g) (004)"),
+                                 in_dome=False, source="Portugal 1995 IV.7(b), IV.8(a)(e)(f)(g) (004)",
+                                 foreign_object_void=True),
     "cussec": ThrowRules("cussec", 3, cocked_void=True, overlapping_void=True, must_pass_middle=False, in_dome=True,
                          source="Portugal 1995 VII.6 (004)"),
     "paikao": ThrowRules("paikao", 4, cocked_void=True, overlapping_void=True, must_pass_middle=False, in_dome=True,
@@ -97,6 +100,27 @@ def on_table(die: Die, cal: Calibration, rules: ThrowRules) -> bool:
     return 0.0 <= x <= w and 0.0 <= y <= h
 
 
+TOUCH_GAP = 0.25  # die edges: something kept aside this close to a die's box touches it (or all but: blur, shadow)
+
+
+def gap(blob: Blob, die: Die) -> float:
+    """Pixels between a kept-aside blob's box and a die's box (0 when they meet or overlap)."""
+    dx = max(abs(blob.x - die.x) - (blob.w + die.w) / 2.0, 0.0)
+    dy = max(abs(blob.y - die.y) - (blob.h + die.h) / 2.0, 0.0)
+    return float(np.hypot(dx, dy))
+
+
+def touching_object(reading: Reading) -> tuple[Die, Blob] | None:
+    """A die at rest against something the reader kept aside as not a die (`unread`: a coin, a lighter, ash; a
+    chip stack or a hand is larger than the die-sized things kept, and when it touches the die in the image it
+    joins the die's silhouette, which the reader then does not find flat). None when nothing touches a die."""
+    for d in reading.dice:
+        for b in reading.blobs:
+            if b.why == "unread" and gap(b, d) <= TOUCH_GAP * reading.die_size_px:
+                return d, b
+    return None
+
+
 def judge(reading: Reading, rules: ThrowRules, calibration: Calibration | None = None,
           track: Sequence[Reading] = ()) -> Verdict:
     """Judge one throw from its resting reading (and the frames of the throw, for the middle rule)."""
@@ -129,6 +153,11 @@ def judge(reading: Reading, rules: ThrowRules, calibration: Calibration | None =
         return void(VoidReason.UNCERTAIN, f"{where(d)}: found in some frames of the dice at rest only")
     if rules.n_dice and len(dice) != rules.n_dice:
         return void(VoidReason.WRONG_COUNT, f"{len(dice)} dice seen, {rules.game} throws {rules.n_dice}")
+    touched = touching_object(reading) if rules.foreign_object_void else None
+    if touched is not None:
+        d, b = touched
+        return void(VoidReason.FOREIGN_OBJECT, f"{where(d)} touches something that is not a die at "
+                                               f"({b.x:.0f}, {b.y:.0f}) px (Portugal 1995 IV.8(a) (004))")
     for d in dice:
         if not d.is_read:
             return void(VoidReason.UNCERTAIN, f"{where(d)}: the reader is not sure of its value")

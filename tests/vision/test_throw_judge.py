@@ -148,6 +148,40 @@ def test_banca_francesa_iv7b_dice_touching_side_by_side_still_rest_isolated_on_t
     assert v.valid and v.values == (5, 2, 3)
 
 
+def test_banca_francesa_iv8a_a_die_against_something_that_is_not_a_die_voids():
+    """004 IV.8(a): void when a die touches an object foreign to the table. Something the reader kept aside as not a
+    die (a coin), lying within a quarter of a die edge of a die's box, is taken as touching it."""
+    coin = Blob(100 + 9.5 + 2 + 8, 100, 16.0, 16.0, "unread")  # its box 2 px from the die's
+    v = judge(reading(die(5, 100, 100), die(2, 200, 200), die(3, 300, 100), blobs=[coin]), BANCA,
+              table("banca-francesa"))
+    assert not v.valid and v.reason is VoidReason.FOREIGN_OBJECT
+    assert "die at (100, 100) px" in v.detail and "IV.8(a)" in v.detail
+
+
+def test_banca_francesa_iv8a_something_apart_from_the_dice_is_the_dealer_s_call_not_a_void():
+    apart = Blob(100 + 9.5 + 19 + 8, 100, 16.0, 16.0, "unread")  # a die edge away: it may never have been touched
+    v = judge(reading(die(5, 100, 100), die(2, 200, 200), die(3, 300, 100), blobs=[apart]), BANCA,
+              table("banca-francesa"))
+    assert v.valid and v.values == (5, 2, 3)
+
+
+def test_banca_francesa_a_die_kept_aside_beside_another_is_the_wrong_count_not_a_foreign_object():
+    kept_aside = Blob(119, 100, 19.0, 19.0, "unread")  # a die the reader could not take for one, against another
+    v = judge(reading(die(5, 100, 100), die(3, 300, 100), blobs=[kept_aside]), BANCA, table("banca-francesa"))
+    assert not v.valid and v.reason is VoidReason.WRONG_COUNT
+
+
+def test_craps_dice_against_chips_are_valid_and_moving_blobs_are_not_objects():
+    """Craps texts void no throw for a die resting against chips on the layout (001 Art. 3; 004 VI.6-7)."""
+    coin = Blob(230 + 9.5 + 2 + 8, 100, 16.0, 16.0, "unread")
+    v = judge(reading(die(5, 230, 100), die(2, 300, 200), blobs=[coin]), CRAPS, table("craps"))
+    assert v.valid and v.values == (5, 2)
+    moving = Blob(100 + 9.5 + 2 + 8, 100, 16.0, 16.0, "moving")
+    v = judge(reading(die(5, 100, 100), die(2, 200, 200), die(3, 300, 100), blobs=[moving]), BANCA,
+              table("banca-francesa"))
+    assert v.valid
+
+
 def test_cussec_vii6_overlapping_dice_under_the_dome_void():
     cal = table("cussec")
     (cx, cy), _ = cal.layout.dome
