@@ -69,7 +69,9 @@ class Die:
 
 @dataclass(frozen=True, slots=True)
 class Blob:
-    """Something die-coloured that is not a readable die: its box in pixels and why it was kept aside."""
+    """Something that is not a readable die: its box in pixels and why it was kept aside (`unread`: a die-sized
+    blob no die was found in; `object`: a blob larger than the dice found in it explain, something they lie
+    against; `moving`: a die-like blob of a frame taken while the dice move)."""
 
     x: float
     y: float

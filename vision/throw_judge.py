@@ -111,12 +111,13 @@ def gap(blob: Blob, die: Die) -> float:
 
 
 def touching_object(reading: Reading) -> tuple[Die, Blob] | None:
-    """A die at rest against something the reader kept aside as not a die (`unread`: a coin, a lighter, ash; a
-    chip stack or a hand is larger than the die-sized things kept, and when it touches the die in the image it
-    joins the die's silhouette, which the reader then does not find flat). None when nothing touches a die."""
+    """A die at rest against something that is not a die: in one silhouette with something larger than its dice
+    explain (`object`: a chip stack, a hand), or beside something die-sized the reader kept aside (`unread`: a
+    coin, a lighter, ash) within TOUCH_GAP. None when nothing touches a die."""
     for d in reading.dice:
         for b in reading.blobs:
-            if b.why == "unread" and gap(b, d) <= TOUCH_GAP * reading.die_size_px:
+            inside = abs(d.x - b.x) <= b.w / 2.0 and abs(d.y - b.y) <= b.h / 2.0
+            if (b.why == "object" and inside) or (b.why == "unread" and gap(b, d) <= TOUCH_GAP * reading.die_size_px):
                 return d, b
     return None
 

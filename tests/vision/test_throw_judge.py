@@ -165,6 +165,17 @@ def test_banca_francesa_iv8a_something_apart_from_the_dice_is_the_dealer_s_call_
     assert v.valid and v.values == (5, 2, 3)
 
 
+def test_banca_francesa_iv8a_a_die_in_one_silhouette_with_something_larger_voids_but_not_in_craps():
+    """A blob larger than its dice explain (`object`, vision/pose.py: a chip stack against a die) holds a die."""
+    chips = Blob(130, 100, 80.0, 60.0, "object")  # the die at (100, 100) lies inside its box
+    v = judge(reading(die(5, 100, 100), die(2, 200, 200), die(3, 300, 100), blobs=[chips]), BANCA,
+              table("banca-francesa"))
+    assert not v.valid and v.reason is VoidReason.FOREIGN_OBJECT and "die at (100, 100) px" in v.detail
+    v = judge(reading(die(5, 230, 100), die(2, 300, 200), blobs=[Blob(260, 100, 80.0, 60.0, "object")]), CRAPS,
+              table("craps"))
+    assert v.valid and v.values == (5, 2)
+
+
 def test_banca_francesa_a_die_kept_aside_beside_another_is_the_wrong_count_not_a_foreign_object():
     kept_aside = Blob(119, 100, 19.0, 19.0, "unread")  # a die the reader could not take for one, against another
     v = judge(reading(die(5, 100, 100), die(3, 300, 100), blobs=[kept_aside]), BANCA, table("banca-francesa"))
