@@ -187,12 +187,11 @@ def assign_poses(dice: list[Die], ctx: PoseContext, learned: list[Pose | None] |
             out[i] = replace(out[i], lie=lies[i])
     blobs = []
     d = fg.die_size
-    used = {o for o in owners if o is not None}
     for i, b in enumerate(fg.blobs):
-        found = sum(o == i for o in owners)
+        found = len(groups.get(i, ()))  # the dice found in this blob
         if found and b.area > (OBJECT_PER_DIE * found + OBJECT_MARGIN) * d * d:
             why = "object"
-        elif i in used or not 0.4 * d * d <= b.area <= 4.0 * d * d:
+        elif found or not 0.4 * d * d <= b.area <= 4.0 * d * d:
             continue
         else:
             why = "unread"
