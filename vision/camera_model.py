@@ -37,6 +37,11 @@ class PinholeCamera:
     def intrinsics(self) -> np.ndarray:
         return np.array([[self.focal_px, 0, self.width / 2.0], [0, self.focal_px, self.height / 2.0], [0, 0, 1]])
 
+    @cached_property
+    def pixel_to_ray(self) -> np.ndarray:
+        """rotation.T @ inv(intrinsics): a pixel (u, v, 1) -> the direction of its ray in the table frame."""
+        return self.rotation.T @ np.linalg.inv(self.intrinsics)
+
     def to_camera(self, pts: np.ndarray) -> np.ndarray:
         return (np.asarray(pts, np.float64).reshape(-1, 3) - self.position) @ self.rotation.T
 

@@ -106,12 +106,20 @@ class DiceReader:
         self.settings = settings
         self._region = None
         self._background = None  # the background prepared at work scale, on first use
+        self._background_lab = None  # the background in Lab at full scale (silhouettes), on first use
         self._die_px = calibration.die_px if calibration is not None else None
 
     def use_background(self, frame: np.ndarray | None) -> None:
         """Compare frames with this empty-table frame from now on (the service's model, refreshed)."""
         self._background = None if frame is None else Background.of(frame, self.settings.work_width)
+        self._background_lab = None
         self.background = frame
+
+    def context(self, frame: np.ndarray, fg: Foreground) -> PoseContext:
+        """What the pose checks look at: the frame, its foreground, the camera, the empty table (and its Lab)."""
+        if self.background is not None and self._background_lab is None:
+            self._background_lab = cv2.cvtColor(self.background, cv2.COLOR_BGR2LAB)
+        return PoseContext(frame, fg, self.calibration, self.background, self._background_lab)
 
     # --- finding ------------------------------------------------------------------------------
     def region(self, frame: np.ndarray) -> np.ndarray | None:
@@ -217,7 +225,7 @@ class DiceReader:
         """Dice found closer than flat dice can lie: when flat dice side by side explain their blob,
         centre them where the fit puts their top faces and read them again there (a die found twice,
         which the fit explains without, is dropped)."""
-        ctx = PoseContext(frame, fg, self.calibration, self.background)
+        ctx = self.context(frame, fg)
         moved, twice = settle_touching(ctx, [(f.x, f.y, f.angle or 0.0, f.blob) for f in found])
         if not moved:
             return found
@@ -391,7 +399,7 @@ class DiceReader:
             dice.append(Die(value, f.x, f.y, max(xs) - min(xs), max(ys) - min(ys), confidence,
                             Pose.FLAT, sure, outline, table_xy, p_flat=p_flat))
         learned = [learned_lie(f.pose_probs) for f in found]
-        ctx = PoseContext(frame, fg, self.calibration, self.background)
+        ctx = self.context(frame, fg)
         dice, blobs = assign_poses(dice, ctx, learned)
         if self.calibration is not None:
             judged = [self.geometry_overrules(d, f, ctx) for d, f in zip(dice, found)]

@@ -8,7 +8,7 @@ what lets the reader work on ordinary photos with no calibration.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -61,6 +61,12 @@ def work_scale(width: int, work_width: int) -> float:
     return min(1.0, work_width / float(width))
 
 
+def region_box(region: np.ndarray) -> tuple[int, int, int, int]:
+    """The box (x0, y0, x1, y1) around a region mask's pixels (the whole mask when it has none)."""
+    x, y, w, h = cv2.boundingRect(region)
+    return (x, y, x + w, y + h) if w else (0, 0, region.shape[1], region.shape[0])
+
+
 @dataclass(frozen=True, slots=True)
 class Background:
     """The empty table at work scale, prepared once: its Lab image and the edges of its own lines."""
@@ -71,14 +77,26 @@ class Background:
     light: np.ndarray  # light_of(lightness), for relighting
     planes: tuple[np.ndarray, np.ndarray, np.ndarray]  # lab's L, a, b planes, split once
 
+    boxes: dict = field(default_factory=dict, compare=False, repr=False)  # `inside`'s, made once per box
+
     @classmethod
     def of(cls, frame: np.ndarray, work_width: int) -> "Background":
         h, w = frame.shape[:2]
         s = work_scale(w, work_width)
         small = frame if s == 1.0 else cv2.resize(frame, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
-        lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
+        return cls.of_lab(cv2.cvtColor(small, cv2.COLOR_BGR2LAB), (w, h))
+
+    @classmethod
+    def of_lab(cls, lab: np.ndarray, frame_size: tuple[int, int]) -> "Background":
         planes = tuple(cv2.split(lab))
-        return cls(lab, lightness_edges(planes[0]), (w, h), light_of(planes[0]), planes)
+        return cls(lab, lightness_edges(planes[0]), frame_size, light_of(planes[0]), planes)
+
+    def inside(self, box: tuple[int, int, int, int]) -> "Background":
+        """The empty table within `box` (x0, y0, x1, y1, work pixels), its edges and light measured there."""
+        if box not in self.boxes:
+            x0, y0, x1, y1 = box
+            self.boxes[box] = Background.of_lab(np.ascontiguousarray(self.lab[y0:y1, x0:x1]), self.frame_size)
+        return self.boxes[box]
 
 
 def lightness_edges(lightness: np.ndarray) -> np.ndarray:
@@ -90,6 +108,8 @@ def light_of(lightness: np.ndarray) -> np.ndarray:
     """The slowly varying light of a lightness channel: a blurred 1/16 thumbnail (float32)."""
     h, w = lightness.shape[:2]
     size = (max(4, w // 16), max(4, h // 16))
+    if w >= 64 and h >= 64:
+        lightness = lightness[:size[1] * 16, :size[0] * 16]  # a whole number of cells: OpenCV's fast path, 6x faster
     return cv2.blur(cv2.resize(lightness, size, interpolation=cv2.INTER_AREA).astype(np.float32), (3, 3))
 
 
@@ -282,14 +302,19 @@ def find_foreground(frame: np.ndarray, *, die_size: float | None = None,
     h, w = frame.shape[:2]
     s = work_scale(w, work_width)
     small = frame if s == 1.0 else cv2.resize(frame, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
     if isinstance(background, np.ndarray):
         background = Background.of(background, work_width)
-    if background is not None and background.lab.shape != lab.shape:
+    if background is not None and background.lab.shape != small.shape:
         raise ImageError(f"background is {background.frame_size[0]}x{background.frame_size[1]}, frame is {w}x{h}")
-    score = foreground_score(lab, background)
-    if region is not None:
-        score = cv2.bitwise_and(score, region)
+    if region is None:
+        score = foreground_score(cv2.cvtColor(small, cv2.COLOR_BGR2LAB), background)
+    else:
+        # Only the box around the search region is compared with the table (Lab and the score: most of the cost).
+        x0, y0, x1, y1 = box = region_box(region)
+        inside = cv2.cvtColor(np.ascontiguousarray(small[y0:y1, x0:x1]), cv2.COLOR_BGR2LAB)  # 20% faster than on a view
+        score = np.zeros(small.shape[:2], np.uint8)
+        table = None if background is None else background.inside(box)
+        score[y0:y1, x0:x1] = cv2.bitwise_and(foreground_score(inside, table), region[y0:y1, x0:x1])
     n, labels, stats, centroids, keep = hysteresis(score, STRONG, WEAK)
     max_hole = max(16, score.size // 800)
     mask = np.zeros(score.shape, np.uint8)

@@ -36,6 +36,7 @@ class PoseContext:
     fg: Foreground
     calibration: Calibration | None
     background: np.ndarray | None
+    background_lab: np.ndarray | None = None  # the background in Lab, when the reader keeps it converted
 
 
 def blob_of(die: Die, fg: Foreground) -> int | None:
@@ -74,10 +75,9 @@ def silhouette(ctx: PoseContext, blob: int) -> tuple[np.ndarray, tuple[int, int]
         small = ctx.fg.mask[int(y0 * s):int(np.ceil(y1 * s)), int(x0 * s):int(np.ceil(x1 * s))]
         return cv2.resize(small, (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR), (x0, y0)
     lab = cv2.cvtColor(ctx.frame[y0:y1, x0:x1], cv2.COLOR_BGR2LAB)
-    bg = cv2.cvtColor(ctx.background[y0:y1, x0:x1], cv2.COLOR_BGR2LAB)
-    ring = np.ones(lab.shape[:2], bool)
-    ring[2:-2, 2:-2] = False
-    gain = float(np.median(lab[..., 0][ring])) / max(float(np.median(bg[..., 0][ring])), 1.0)
+    bg = (cv2.cvtColor(ctx.background[y0:y1, x0:x1], cv2.COLOR_BGR2LAB) if ctx.background_lab is None
+          else ctx.background_lab[y0:y1, x0:x1].copy())
+    gain = float(np.median(ring_of(lab[..., 0]))) / max(float(np.median(ring_of(bg[..., 0]))), 1.0)
     bg[..., 0] = np.clip(bg[..., 0] * gain, 0, 255).astype(np.uint8)
     score = foreground_score(lab, bg, relight=False)
     mask = (score > SILHOUETTE_LEVEL).astype(np.uint8)
@@ -88,6 +88,13 @@ def silhouette(ctx: PoseContext, blob: int) -> tuple[np.ndarray, tuple[int, int]
     big = [c for c in contours if cv2.contourArea(c) >= 0.25 * ctx.fg.die_size ** 2]
     cv2.drawContours(filled, big, -1, 1, -1)
     return filled, (x0, y0)
+
+
+def ring_of(plane: np.ndarray) -> np.ndarray:
+    """The pixels of a plane's outer two rows and columns (all of it when it is that small)."""
+    if min(plane.shape) <= 4:
+        return plane.ravel()
+    return np.concatenate([plane[:2].ravel(), plane[-2:].ravel(), plane[2:-2, :2].ravel(), plane[2:-2, -2:].ravel()])
 
 
 def initial_pose(die: Die, cal: Calibration) -> DiePose:
@@ -102,7 +109,7 @@ def flat_pose_at(x: float, y: float, angle: float, cal: Calibration) -> DiePose:
     top = cal.layout.die_mm
 
     def on_plane(u: float, v: float, z: float) -> np.ndarray:
-        ray = cam.rotation.T @ np.linalg.inv(cam.intrinsics) @ np.array([u, v, 1.0])
+        ray = cam.pixel_to_ray @ np.array([u, v, 1.0])
         t = (z - cam.position[2]) / ray[2]
         return cam.position + t * ray
 
