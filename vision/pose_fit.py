@@ -47,12 +47,16 @@ class DiePose(NamedTuple):
 def corners_of(poses: list[DiePose], size: float) -> np.ndarray:
     """The eight corners (mm) of each pose, (N, 8, 3), computed for the whole batch at once (the fit
     asks for the outlines of a die's 26 neighbouring poses together). Element by element, no matrix
-    product: a pose's corners are the same numbers whether it is asked for alone or in a batch."""
-    rots = np.array([tipped_rotation(p.yaw, p.tilt, p.yaw + p.edge * math.pi / 2) if p.tilt else flat_rotation(p.yaw)
-                     for p in poses])
+    product: a pose's corners are the same numbers whether it is asked for alone or in a batch. The turn of
+    the corners about the centre is worked out once for each orientation in the batch (a search's neighbouring
+    poses share three yaws)."""
+    turns: dict[tuple[float, float, int], int] = {}
+    which = [turns.setdefault((p.yaw, p.tilt, p.edge), len(turns)) for p in poses]
+    rots = np.array([tipped_rotation(yaw, tilt, yaw + edge * math.pi / 2) if tilt else flat_rotation(yaw)
+                     for yaw, tilt, edge in turns])
     u = UNIT_CORNERS * (size / 2.0)
     local = (rots[:, None, :, 0] * u[None, :, 0, None] + rots[:, None, :, 1] * u[None, :, 1, None]
-             + rots[:, None, :, 2] * u[None, :, 2, None])
+             + rots[:, None, :, 2] * u[None, :, 2, None])[which]
     lift = np.array([p.base for p in poses]) - local[:, :, 2].min(axis=1)
     centres = np.column_stack([[p.x for p in poses], [p.y for p in poses], lift])
     return local + centres[:, None, :]
