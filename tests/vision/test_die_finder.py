@@ -78,3 +78,37 @@ def test_two_dice_side_by_side_filling_their_box_give_a_centre_in_each_die():
     near = lambda cx: any(abs(x - cx) <= 0.3 * d and abs(y - 5.5) <= 0.3 * d for x, y in points)
     assert near(5.5) and near(17.5)
     assert all(0.22 * d <= min(x + 1, 24 - x, y + 1, 12 - y) for x, y in points)  # inside, off the edges
+
+
+def test_the_foreground_is_looked_for_in_the_box_around_the_search_region_only(craps_rig):
+    """The reader compares only the box around the table's search region with the empty table (its Lab and
+    light measured there): dice on the table are found where comparing the whole frame finds them, and
+    something outside that box is no part of the foreground."""
+    rig, empty, cal = craps_rig
+    reader = DiceReader(cal, background=empty)
+    whole_table = die_finder.Background.of(empty, reader.settings.work_width)
+    rng = np.random.default_rng(11)
+    for kind in ("valid", "touching", "cocked"):
+        frame = render(rig.scene(random_scene(rig, kind, rng), rng), rng)[0]
+        x0, y0, x1, y1 = die_finder.region_box(reader.region(frame))
+        assert (x1 - x0, y1 - y0) != reader.region(frame).shape[::-1]  # the box leaves part of the frame out
+        # a white square outside the box, on the rail beside the table
+        s = 1.0 / reader.foreground(frame).scale
+        outside = frame.copy()
+        cv2.rectangle(outside, (int(2 * s), int(y0 * s) + 40), (int((x0 - 4) * s), int(y0 * s) + 70), (255, 255, 255), -1)
+        boxed = reader.foreground(outside)
+        whole = die_finder.find_foreground(outside, die_size=cal.die_px, background=whole_table)
+        assert len(boxed.candidates) > 0
+        assert [(c.x, c.y) for c in boxed.candidates] == [(c.x, c.y) for c in whole.candidates if c.x >= x0 * s]
+        assert any(c.x < x0 * s for c in whole.candidates)  # the whole frame's comparison finds the square
+        assert not boxed.mask[:, :x0].any() and not boxed.mask[:, x1:].any() and not boxed.mask[y1:].any()
+
+
+def test_the_empty_table_inside_a_box_is_prepared_once():
+    lab = np.random.default_rng(3).integers(0, 255, (90, 160, 3), dtype=np.uint8)
+    table = die_finder.Background.of_lab(lab, (320, 180))
+    inside = table.inside((10, 20, 110, 80))
+    assert table.inside((10, 20, 110, 80)) is inside
+    assert np.array_equal(inside.lab, lab[20:80, 10:110]) and inside.frame_size == (320, 180)
+    assert np.array_equal(inside.edges, die_finder.lightness_edges(np.ascontiguousarray(lab[20:80, 10:110, 0])))
+    assert die_finder.region_box(np.zeros((9, 16), np.uint8)) == (0, 0, 16, 9)

@@ -23,6 +23,14 @@ def test_a_pose_has_the_same_corners_alone_and_in_a_batch():
     assert np.array_equal(pixels_of(CAMERA, batch)[1], pixels_of(CAMERA, batch[1]))
 
 
+def test_a_searchs_neighbouring_poses_sharing_their_turns_have_the_corners_they_have_alone():
+    # corners_of works out each orientation once per batch: 26 neighbours of a pose share three yaws
+    steps = [(dx, dy, da) for dx in (-1.5, 0.0, 1.5) for dy in (-1.5, 0.0, 1.5) for da in (-0.1, 0.0, 0.1)]
+    neighbours = [p.moved(*s) for p in POSES for s in steps]
+    for pose, corners in zip(neighbours, corners_of(neighbours, DIE_MM)):
+        assert np.array_equal(pose.corners(DIE_MM), corners)
+
+
 def test_corners_rest_on_their_base_with_the_die_edge_between_them():
     for pose, corners in zip(POSES, corners_of(POSES, DIE_MM)):
         assert corners[:, 2].min() == pytest.approx(pose.base, abs=1e-9)
