@@ -47,21 +47,26 @@ class DiePose(NamedTuple):
         return DiePose(self.x + dx, self.y + dy, self.yaw + dyaw, self.tilt, self.edge, self.base)
 
 
-def corners_of(poses: list[DiePose], size: float) -> np.ndarray:
+def corners_of(poses: list[DiePose], size: float, turned: dict | None = None) -> np.ndarray:
     """The eight corners (mm) of each pose, (N, 8, 3), computed for the whole batch at once (the fit
-    asks for the outlines of a die's 26 neighbouring poses together). Element by element, no matrix
+    asks for the outlines of a die's neighbouring poses together). Element by element, no matrix
     product: a pose's corners are the same numbers whether it is asked for alone or in a batch. The turn of
-    the corners about the centre is worked out once for each orientation in the batch (a search's neighbouring
-    poses share three yaws)."""
-    turns: dict[tuple[float, float, int], int] = {}
-    which = [turns.setdefault((p.yaw, p.tilt, p.edge), len(turns)) for p in poses]
-    rots = np.array([tipped_rotation(yaw, tilt, yaw + edge * math.pi / 2) if tilt else flat_rotation(yaw)
-                     for yaw, tilt, edge in turns])
-    u = UNIT_CORNERS * (size / 2.0)
-    local = (rots[:, None, :, 0] * u[None, :, 0, None] + rots[:, None, :, 1] * u[None, :, 1, None]
-             + rots[:, None, :, 2] * u[None, :, 2, None])[which]
-    lift = np.array([p.base for p in poses]) - local[:, :, 2].min(axis=1)
-    centres = np.column_stack([[p.x for p in poses], [p.y for p in poses], lift])
+    the corners about the centre is worked out once for each orientation (a search's neighbouring poses
+    share their yaws), and kept in `turned` when given (one die size per dict: the fitter's)."""
+    turned = {} if turned is None else turned
+    keys = [(p.yaw, p.tilt, p.edge) for p in poses]
+    new = list(dict.fromkeys(k for k in keys if k not in turned))
+    if new:
+        rots = np.array([tipped_rotation(yaw, tilt, yaw + edge * math.pi / 2) if tilt else flat_rotation(yaw)
+                         for yaw, tilt, edge in new])
+        u = UNIT_CORNERS * (size / 2.0)
+        local = (rots[:, None, :, 0] * u[None, :, 0, None] + rots[:, None, :, 1] * u[None, :, 1, None]
+                 + rots[:, None, :, 2] * u[None, :, 2, None])
+        for key, corners, low in zip(new, local, local[:, :, 2].min(axis=1).tolist()):
+            turned[key] = (corners, low)
+    local = np.array([turned[k][0] for k in keys])
+    lift = [p.base - turned[k][1] for p, k in zip(poses, keys)]
+    centres = np.array([[p.x, p.y, z] for p, z in zip(poses, lift)])
     return local + centres[:, None, :]
 
 
@@ -115,6 +120,7 @@ class SilhouetteFitter:
         self._scores: dict[tuple[DiePose, ...], float] = {}
         self._outlines: dict[DiePose, tuple[np.ndarray, np.ndarray]] = {}
         self._footprints: dict[DiePose, np.ndarray] = {}
+        self._turned: dict = {}  # corners_of's turned corners, by orientation
 
     def outlines(self, pose: DiePose) -> tuple[np.ndarray, np.ndarray]:
         """The die's outline (hull of its projected corners) and its top face's (the die's own +z face,
@@ -131,7 +137,8 @@ class SilhouetteFitter:
         new = [p for p in dict.fromkeys(poses) if p not in self._outlines]
         if not new:
             return
-        quarter = np.round((pixels_of(self.camera, corners_of(new, self.die)) - self.origin) * 4).astype(np.int32)
+        corners = corners_of(new, self.die, self._turned)
+        quarter = np.round((pixels_of(self.camera, corners) - self.origin) * 4).astype(np.int32)
         for pose, q in zip(new, quarter):
             self._outlines[pose] = (cv2.convexHull(q), cv2.convexHull(q[TOP_CORNERS]))
 

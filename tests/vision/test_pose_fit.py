@@ -31,6 +31,16 @@ def test_a_searchs_neighbouring_poses_sharing_their_turns_have_the_corners_they_
         assert np.array_equal(pose.corners(DIE_MM), corners)
 
 
+def test_corners_turned_once_and_kept_are_the_corners_worked_out_anew():
+    # the fitter keeps each orientation's turned corners (corners_of's `turned`): the same numbers as without
+    turned: dict = {}
+    first = corners_of(POSES[:2], DIE_MM, turned)
+    again = corners_of(POSES[::-1], DIE_MM, turned)  # two from the kept turns, two new
+    assert len(turned) == 4
+    assert np.array_equal(first, corners_of(POSES[:2], DIE_MM))
+    assert np.array_equal(again, corners_of(POSES[::-1], DIE_MM))
+
+
 def test_corners_rest_on_their_base_with_the_die_edge_between_them():
     for pose, corners in zip(POSES, corners_of(POSES, DIE_MM)):
         assert corners[:, 2].min() == pytest.approx(pose.base, abs=1e-9)
