@@ -21,7 +21,7 @@ from .face_classifier import DEFAULT_WEIGHTS, FaceClassifier
 from .face_crops import CROP_PX, crop, crop_matrix
 from .pose_net import DEFAULT_POSE_WEIGHTS, PoseNet, View
 from .pip_reader import FACE_PX, SPAN, FaceRead, dominant_angle, read_face
-from .pose import PoseContext, assign_poses, settle_touching
+from .pose import SETTLE_BELOW, PoseContext, assign_poses, settle_touching
 from .read_checks import (EMPTY_SILHOUETTE, FLAT_SILHOUETTE, HEAD_NOT_FLAT, crowded, lamp_in_face,
                           not_dice_of_their_own, flat_needed, not_surely_flat, partial, silhouette_ratio)
 from .reading import Die, Pose, Reading
@@ -63,6 +63,7 @@ class Found:
     face: FaceRead | None = None
     settled: bool = False  # re-centred by the silhouette fit of touching dice
     head_flat: float | None = None  # P(flat) of the face network's own pose head, on the crop(s) it was read on
+    awaits_fit: bool = False  # read four ways round only after the fit of touching dice (`settle`)
 
 
 def check_frame(frame: object) -> np.ndarray:
@@ -182,11 +183,19 @@ class DiceReader:
         kept = suppress(kept, lambda f: f.p_die, 0.6)
         if lie_judged_later:
             self.look_again(frame, [f for f in kept if f.probs is None and f.isolated])
-        # Read again, four ways round, the dice still unread (off centre, or not plainly read).
-        self.read_four_ways(frame, [f for f in kept if f.probs is None])
+        # Read again, four ways round, the dice still unread (off centre, or not plainly read); on a calibrated
+        # table not yet those found too close to another: the fit of touching dice may move them (`settle`).
+        waiting = self.too_close(kept) if self.calibration is not None else set()
+        self.read_four_ways(frame, [f for i, f in enumerate(kept) if f.probs is None and i not in waiting])
         out = []
         st = self.settings
-        for f in kept:
+        for i, f in enumerate(kept):
+            if i in waiting:
+                f.awaits_fit = True
+                f.angle = f.angle if f.angle is not None else dominant_angle(
+                    cv2.cvtColor(crop(frame, f.x, f.y, f.die, 0.0, 32, 1.3), cv2.COLOR_BGR2GRAY))
+                out.append(f)
+                continue
             p = f.probs
             f.p_die = 1.0 - float(p[0])
             if f.p_die < st.die_threshold:
@@ -199,6 +208,12 @@ class DiceReader:
                     cv2.cvtColor(crop(frame, f.x, f.y, f.die, 0.0, 32, 1.3), cv2.COLOR_BGR2GRAY))
             out.append(f)
         return out
+
+    @staticmethod
+    def too_close(found: list[Found]) -> set[int]:
+        """The unread dice found closer to another of their blob than flat dice can lie (what `settle` fits)."""
+        return {i for i, f in enumerate(found) if f.probs is None and f.blob >= 0 and any(
+            g is not f and g.blob == f.blob and np.hypot(f.x - g.x, f.y - g.y) < SETTLE_BELOW * f.die for g in found)}
 
     def plainly_read(self, probs: np.ndarray, offset: np.ndarray) -> bool:
         """A crop centred on its die (within 0.1 die edge) whose value the network is all but sure of."""
@@ -227,15 +242,16 @@ class DiceReader:
         which the fit explains without, is dropped)."""
         ctx = self.context(frame, fg)
         moved, twice = settle_touching(ctx, [(f.x, f.y, f.angle or 0.0, f.blob) for f in found])
-        if not moved:
-            return found
         for i, (x, y) in moved.items():
             found[i].x, found[i].y, found[i].settled, found[i].face = x, y, True, None
-        again = [found[i] for i in moved]
+        # Read four ways round where they now lie the dice moved, and those that waited for the fit (unmoved:
+        # kept only when the four views find a die, as any other).
+        again = [f for i, f in enumerate(found) if i not in twice and (i in moved or f.awaits_fit)]
         self.read_four_ways(frame, again)
         for f in again:
             f.p_die = 1.0 - float(f.probs[0])
-        return [f for i, f in enumerate(found) if i not in twice]
+        return [f for i, f in enumerate(found) if i not in twice
+                and (f.settled or not f.awaits_fit or f.p_die >= self.settings.die_threshold)]
 
     def read_four_ways(self, frame: np.ndarray, found: list[Found]) -> None:
         """Set each die's class (and pose head) probabilities, averaged over its crop turned four ways."""

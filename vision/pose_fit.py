@@ -205,7 +205,8 @@ class SilhouetteFitter:
                 score = self.iou(tuple(poses))
                 if score > best + 1e-6:
                     best, p, improved = score, poses[i], True
-                    self.prepare([p.moved(*s) for s in steps[k + 1:]])  # the rest are tried from here
+                    # The rest are tried from here, and all of them next round if none of the rest is better.
+                    self.prepare([p.moved(*s) for s in steps])
             poses[i] = p
             if not improved:
                 step_mm, step_yaw = step_mm / 2, step_yaw / 2

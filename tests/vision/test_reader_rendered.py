@@ -202,3 +202,35 @@ def thrown(score) -> Counter:
     for (game, kind, _), n in score.verdicts.items():
         out[(game, kind)] += n
     return out
+
+
+def test_dice_found_too_close_wait_for_the_fit_and_are_read_four_ways_round_once(craps_rig):
+    """Calibrated: a die found closer to another than flat dice can lie is read four ways round only after the
+    silhouette fit of touching dice, where the fit puts it (or where it was, when the fit does not move it):
+    once, not once before the fit and again after it (4 crops less a touching pair)."""
+    from collections import Counter
+
+    import numpy as np
+
+    from vision.dice_reader import DiceReader
+    from vision.synthetic import render
+    from vision.synthetic_scenes import random_scene
+
+    rig, empty, cal = craps_rig
+    reader = DiceReader(cal, background=empty)
+    four = reader.read_four_ways
+    reads, waited = Counter(), []
+
+    def counting(frame, found):
+        reads.update(id(f) for f in found)
+        waited.extend(f for f in found if f.awaits_fit)
+        return four(frame, found)
+
+    reader.read_four_ways = counting
+    rng = np.random.default_rng(8)
+    for k in range(12):
+        reads.clear()
+        frame, _ = render(rig.scene(random_scene(rig, "touching", rng), rng), rng)
+        reader.read(frame)
+        assert max(reads.values(), default=1) == 1, (k, reads)
+    assert len(waited) >= 6 and sum(f.settled for f in waited) >= 4  # dice waited (12 here); the fit moved some (8)
