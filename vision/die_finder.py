@@ -259,21 +259,23 @@ def estimate_die_size(stats: np.ndarray, image_area: int) -> float | None:
     return float(np.median(sizes)) if sizes else None
 
 
-# Die edges between the grid points looked at in a blob of touching dice. 0.5, not 0.4: on tune seeds 60, 62, 66 and
-# 68 (400 throws each) as many throws valid and more dice read (touching dice +4 to +5 points), 0 wrong results more,
-# cocked and stacked recognised the same, a die more partly hidden under another missed (those throws void all the
-# same), a fifth fewer crops; 0.6 lost touching dice (docs/vision.md).
+# Die edges between the grid points looked at in a blob of touching dice. With the die size of a calibrated camera 0.5,
+# not 0.4: on tune seeds 60, 62, 66 and 68 (400 throws each) as many throws valid and more dice read (touching dice +4
+# to +5 points), 0 wrong results more, cocked and stacked recognised the same, a die more partly hidden under another
+# missed (those throws void all the same), a fifth fewer crops; 0.6 lost dice (docs/vision.md). With a die size
+# estimated from the frame (no calibration) 0.4: on the development photos 0.5 read 4 dice fewer, one confidently wrong.
 CANDIDATE_STEP = 0.5
+CANDIDATE_STEP_ESTIMATED = 0.4
 
 
-def cluster_points(mask: np.ndarray, d: float) -> list[tuple[float, float]]:
+def cluster_points(mask: np.ndarray, d: float, step: float = CANDIDATE_STEP) -> list[tuple[float, float]]:
     """Candidate centres inside a blob larger than one die: a grid over its interior plus the peaks
     of its distance transform (the centres of touching dice). The mask is the blob's bounding box: it is
     padded with background first, or OpenCV measures no distance across the box's edge (a blob that fills its
     box from edge to edge, a thin streak of light, had every pixel "far inside" and every pixel a peak)."""
     padded = cv2.copyMakeBorder(mask, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
     dist = cv2.distanceTransform(padded, cv2.DIST_L2, 3)[1:-1, 1:-1]
-    step = max(1.0, CANDIDATE_STEP * d)
+    step = max(1.0, step * d)
     inner = dist >= 0.22 * d
     points = []
     ys, xs = np.nonzero(inner)
@@ -356,6 +358,6 @@ def find_foreground(frame: np.ndarray, *, die_size: float | None = None,
             # A known die size is the top face alone: the blob adds the sides perspective shows.
             if area <= (2.9 if not estimated else 1.6) * d * d:
                 continue
-        for px, py in cluster_points(part, d):
+        for px, py in cluster_points(part, d, CANDIDATE_STEP_ESTIMATED if estimated else CANDIDATE_STEP):
             candidates.append(Candidate((px + x) / s, (py + y) / s, None, False, index))
     return Foreground(d / s, estimated, tuple(blobs), tuple(candidates), s, mask)

@@ -112,3 +112,15 @@ def test_the_empty_table_inside_a_box_is_prepared_once():
     assert np.array_equal(inside.lab, lab[20:80, 10:110]) and inside.frame_size == (320, 180)
     assert np.array_equal(inside.edges, die_finder.lightness_edges(np.ascontiguousarray(lab[20:80, 10:110, 0])))
     assert die_finder.region_box(np.zeros((9, 16), np.uint8)) == (0, 0, 16, 9)
+
+
+def test_a_blob_is_looked_at_more_densely_when_the_die_size_is_only_estimated():
+    """With a calibrated camera's die size the grid in a blob of touching dice is 0.5 die edges; with a size
+    estimated from the frame (photos) 0.4 (on the development photos 0.5 read one die confidently wrong)."""
+    d = 20.0
+    pair = np.zeros((40, 64), np.uint8)
+    pair[:, 4:60] = 1
+    calibrated = die_finder.cluster_points(pair, d)
+    estimated = die_finder.cluster_points(pair, d, die_finder.CANDIDATE_STEP_ESTIMATED)
+    assert die_finder.CANDIDATE_STEP_ESTIMATED < die_finder.CANDIDATE_STEP
+    assert 0 < len(calibrated) < len(estimated)
