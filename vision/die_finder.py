@@ -260,8 +260,8 @@ def estimate_die_size(stats: np.ndarray, image_area: int) -> float | None:
 
 
 # Die edges between the grid points looked at in a blob of touching dice. With the die size of a calibrated camera 0.5,
-# not 0.4: on tune seeds 60, 62, 66 and 68 (400 throws each) as many throws valid and more dice read (touching dice +4
-# to +5 points), 0 wrong results more, cocked and stacked recognised the same, a die more partly hidden under another
+# not 0.4: on tune seeds 60, 62, 66 and 68 (400 throws each) as many throws valid and more dice read (touching dice +0
+# to +5.5 points), 0 wrong results more, cocked and stacked recognised the same, a die more partly hidden under another
 # missed (those throws void all the same), a fifth fewer crops; 0.6 lost dice (docs/vision.md). With a die size
 # estimated from the frame (no calibration) 0.4: on the development photos 0.5 read 4 dice fewer, one confidently wrong.
 CANDIDATE_STEP = 0.5
