@@ -191,18 +191,15 @@ class DiceReader:
         st = self.settings
         for i, f in enumerate(kept):
             if i in waiting:
-                f.awaits_fit = True
-                f.angle = f.angle if f.angle is not None else dominant_angle(
-                    cv2.cvtColor(crop(frame, f.x, f.y, f.die, 0.0, 32, 1.3), cv2.COLOR_BGR2GRAY))
-                out.append(f)
-                continue
-            p = f.probs
-            f.p_die = 1.0 - float(p[0])
-            if f.p_die < st.die_threshold:
-                continue
-            sure = float(p[1:].max()) / f.p_die
-            if st.agree_confidence <= sure < st.net_confidence:
-                f.face = read_face(frame, f.x, f.y, f.die, f.angle)  # a second opinion, only when needed
+                f.awaits_fit = True  # kept as the first look found it; judged after the fit (`settle`)
+            else:
+                p = f.probs
+                f.p_die = 1.0 - float(p[0])
+                if f.p_die < st.die_threshold:
+                    continue
+                sure = float(p[1:].max()) / f.p_die
+                if st.agree_confidence <= sure < st.net_confidence:
+                    f.face = read_face(frame, f.x, f.y, f.die, f.angle)  # a second opinion, only when needed
             if f.angle is None:
                 f.angle = f.face.angle if f.face is not None else dominant_angle(
                     cv2.cvtColor(crop(frame, f.x, f.y, f.die, 0.0, 32, 1.3), cv2.COLOR_BGR2GRAY))

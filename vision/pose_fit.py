@@ -200,7 +200,7 @@ class SilhouetteFitter:
             p = poses[i]
             steps = [(a * step_mm, b * step_mm, c * step_yaw) for a, b, c in moves]
             self.prepare([p.moved(*s) for s in steps])
-            for k, step in enumerate(steps):
+            for step in steps:
                 poses[i] = p.moved(*step)
                 score = self.iou(tuple(poses))
                 if score > best + 1e-6:
