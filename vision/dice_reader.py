@@ -21,7 +21,7 @@ from .face_classifier import DEFAULT_WEIGHTS, FaceClassifier
 from .face_crops import CROP_PX, crop, crop_matrix
 from .pose_net import DEFAULT_POSE_WEIGHTS, PoseNet, View
 from .pip_reader import FACE_PX, SPAN, FaceRead, dominant_angle, read_face
-from .pose import SETTLE_BELOW, PoseContext, assign_poses, settle_touching
+from .pose import PoseContext, assign_poses, settle_touching, too_close_for_flat
 from .read_checks import (EMPTY_SILHOUETTE, FLAT_SILHOUETTE, HEAD_NOT_FLAT, crowded, lamp_in_face,
                           not_dice_of_their_own, flat_needed, not_surely_flat, partial, silhouette_ratio)
 from .reading import Die, Pose, Reading
@@ -210,7 +210,7 @@ class DiceReader:
     def too_close(found: list[Found]) -> set[int]:
         """The unread dice found closer to another of their blob than flat dice can lie (what `settle` fits)."""
         return {i for i, f in enumerate(found) if f.probs is None and f.blob >= 0 and any(
-            g is not f and g.blob == f.blob and np.hypot(f.x - g.x, f.y - g.y) < SETTLE_BELOW * f.die for g in found)}
+            g is not f and g.blob == f.blob and too_close_for_flat((f.x, f.y), (g.x, g.y), f.die) for g in found)}
 
     def plainly_read(self, probs: np.ndarray, offset: np.ndarray) -> bool:
         """A crop centred on its die (within 0.1 die edge) whose value the network is all but sure of."""

@@ -229,7 +229,7 @@ def settle_touching(ctx: PoseContext, seen: list[tuple[float, float, float, int]
         if blob >= 0:
             by_blob.setdefault(blob, []).append(i)
     die = ctx.fg.die_size
-    near = lambda i, j: np.hypot(seen[i][0] - seen[j][0], seen[i][1] - seen[j][1]) < SETTLE_BELOW * die  # noqa: E731
+    near = lambda i, j: too_close_for_flat(seen[i][:2], seen[j][:2], die)  # noqa: E731
     out: dict[int, tuple[float, float]] = {}
     twice: set[int] = set()
     for blob, members in by_blob.items():
@@ -260,6 +260,11 @@ def settle_touching(ctx: PoseContext, seen: list[tuple[float, float, float, int]
                 out[i] = top_centre_px(pose, cal)
         twice |= set(members) - set(kept)
     return out, twice
+
+
+def too_close_for_flat(a: tuple[float, float], b: tuple[float, float], die: float) -> bool:
+    """Two dice seen (pixels) closer than flat dice side by side can lie: what the fit of touching dice looks at."""
+    return bool(np.hypot(a[0] - b[0], a[1] - b[1]) < SETTLE_BELOW * die)
 
 
 def starts_apart(poses: list[DiePose], die_mm: float) -> list[list[DiePose]]:
