@@ -29,25 +29,27 @@ N_POSES = 5  # flat, cocked, stacked, leaning (on another die), overlapped (anot
 
 class FaceNet(nn.Module):
     """Three conv stages and a linear head: 7 class logits, (dx, dy) in die edges, 5 pose logits.
-    `norm=False` leaves out batch norm (the shape of an exported network, whose batch norm is folded into
-    the convolutions: see `start_from`)."""
+    `channels`: the six convolutions' widths (default: `width` doubling, the committed 16-32-32-64-64-64). `norm=False`
+    leaves out batch norm (the shape of an exported network, whose batch norm is folded into the convolutions:
+    see `start_from`)."""
 
     def __init__(self, width: int = 16, outputs: int = N_CLASSES + 2 + N_POSES, in_channels: int = 3,
-                 norm: bool = True) -> None:
+                 norm: bool = True, channels: tuple[int, ...] | None = None) -> None:
         super().__init__()
         w = width
+        a, b, c, d, e, f = channels or (w, 2 * w, 2 * w, 4 * w, 4 * w, 4 * w)
 
         def block(i: int, o: int) -> list[nn.Module]:
             conv = nn.Conv2d(i, o, 3, padding=1, bias=not norm)
             return [conv, nn.BatchNorm2d(o), nn.ReLU(inplace=True)] if norm else [conv, nn.ReLU(inplace=True)]
 
         self.features = nn.Sequential(
-            *block(in_channels, w), nn.MaxPool2d(2),
-            *block(w, 2 * w), *block(2 * w, 2 * w), nn.MaxPool2d(2),
-            *block(2 * w, 4 * w), *block(4 * w, 4 * w), nn.MaxPool2d(2),
-            *block(4 * w, 4 * w),
+            *block(in_channels, a), nn.MaxPool2d(2),
+            *block(a, b), *block(b, c), nn.MaxPool2d(2),
+            *block(c, d), *block(d, e), nn.MaxPool2d(2),
+            *block(e, f),
             nn.AdaptiveAvgPool2d(1), nn.Flatten())
-        self.head = nn.Sequential(nn.Dropout(0.2), nn.Linear(4 * w, outputs))
+        self.head = nn.Sequential(nn.Dropout(0.2), nn.Linear(f, outputs))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.features(x))
@@ -60,8 +62,10 @@ def start_from(weights: Path, outputs: int, in_channels: int) -> FaceNet:
 
     model = onnx.load(str(weights))
     init = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
-    net = FaceNet(outputs=outputs, in_channels=in_channels, norm=False)
     convs = [n for n in model.graph.node if n.op_type == "Conv"]
+    channels = tuple(int(init[n.input[1]].shape[0]) for n in convs)
+    net = FaceNet(outputs=outputs, in_channels=in_channels, norm=False,
+                  channels=channels if len(channels) == 6 else None)
     layers = [m for m in net.features if isinstance(m, nn.Conv2d)]
     (gemm,) = [n for n in model.graph.node if n.op_type == "Gemm"]
     if len(convs) != len(layers):
@@ -197,9 +201,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=4)
     ap.add_argument("--extra-share", type=float, default=0.4, help="share of samples from --extra scenes")
     ap.add_argument("--pose-weight", type=float, default=1.0, help="weight of the pose loss")
+    ap.add_argument("--channels", default="16,32,32,64,64,64",
+                    help="the six convolutions' widths (the default: the committed network's)")
+    ap.add_argument("--teacher", type=Path, help="an ONNX face network whose outputs the network learns to match too")
+    ap.add_argument("--teacher-weight", type=float, default=1.0, help="weight of matching the teacher")
     ap.add_argument("--tipped-weight", type=float, default=1.0,
                     help="how much more often a die not lying flat is picked for a positive crop")
     args = ap.parse_args(argv)
+    channels = channels_of(ap, args.channels)
     rng = random.Random(args.seed)
     torch.manual_seed(args.seed)
     np.random.seed(args.seed)
@@ -221,7 +230,11 @@ def main(argv: list[str] | None = None) -> int:
     def pick() -> Scene:
         return rng.choice(extra) if extra and rng.random() < args.extra_share else rng.choice(scenes)
 
-    net = start_from(args.init, N_CLASSES + 2 + N_POSES, 3) if args.init else FaceNet()
+    if args.init:
+        net = start_from(args.init, N_CLASSES + 2 + N_POSES, 3)
+    else:
+        net = FaceNet(channels=channels)
+    teacher = Teacher(args.teacher) if args.teacher else None
     opt, sched, ce = training_setup(net, args.epochs * args.steps, args.lr)
     batch = 96
     for epoch in range(args.epochs):
@@ -239,6 +252,8 @@ def main(argv: list[str] | None = None) -> int:
             if pos.any():
                 loss = loss + 2.0 * nn.functional.smooth_l1_loss(out[pos, N_CLASSES:N_CLASSES + 2], off[pos], beta=0.1)
                 loss = loss + args.pose_weight * ce(out[pos, N_CLASSES + 2:], pose[pos])
+            if teacher is not None:
+                loss = loss + args.teacher_weight * teacher.loss(x, out)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -251,6 +266,44 @@ def main(argv: list[str] | None = None) -> int:
         if (epoch + 1) % 10 == 0 or epoch + 1 == args.epochs:
             export(net, args.out)
     return 0
+
+
+def channels_of(ap: argparse.ArgumentParser, text: str) -> tuple[int, ...]:
+    """`--channels`: six positive widths, comma-separated."""
+    try:
+        channels = tuple(int(c) for c in text.split(","))
+    except ValueError:
+        ap.error(f"--channels: not whole numbers: {text!r}")
+    if len(channels) != 6 or min(channels) < 1:
+        ap.error(f"--channels: six positive widths, one per convolution, not {text!r}")
+    return channels
+
+
+class Teacher:
+    """Distillation: a committed network's outputs on the same crops, to match (class and pose probabilities by
+    KL divergence, the centre offset where the teacher finds a die) -- a smaller network learns the larger one's
+    confidences, not only the labels, so the reader's thresholds keep their meaning."""
+
+    def __init__(self, weights: Path) -> None:
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = torch.get_num_threads()
+        self.session = ort.InferenceSession(str(weights), options, providers=["CPUExecutionProvider"])
+        self.input = self.session.get_inputs()[0].name
+
+    def loss(self, x: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+        t = torch.from_numpy(self.session.run(None, {self.input: x.numpy()})[0])
+        kl = nn.functional.kl_div
+        loss = kl(nn.functional.log_softmax(out[:, :N_CLASSES], 1), nn.functional.softmax(t[:, :N_CLASSES], 1),
+                  reduction="batchmean")
+        loss = loss + kl(nn.functional.log_softmax(out[:, N_CLASSES + 2:], 1),
+                         nn.functional.softmax(t[:, N_CLASSES + 2:], 1), reduction="batchmean")
+        die = nn.functional.softmax(t[:, :N_CLASSES], 1)[:, 0] < 0.5
+        if die.any():
+            loss = loss + nn.functional.smooth_l1_loss(out[die, N_CLASSES:N_CLASSES + 2],
+                                                       t[die, N_CLASSES:N_CLASSES + 2], beta=0.1)
+        return loss
 
 
 def training_setup(net: nn.Module, total_steps: int, lr: float = 3e-3):
