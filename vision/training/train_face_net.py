@@ -146,9 +146,13 @@ def pick_die(scene: Scene, rng: random.Random, tipped_weight: float) -> int:
     return rng.choices(range(len(scene.dice)), weights)[0]
 
 
-def sample(scene: Scene, rng: random.Random, positive: bool, tipped_weight: float = 1.0
+UNLABELLED = -100  # a crop between a die's centre and "no die" (CrossEntropyLoss ignores it; a teacher answers)
+
+
+def sample(scene: Scene, rng: random.Random, positive: bool, tipped_weight: float = 1.0, between: bool = False
            ) -> tuple[np.ndarray, int, float, float, int]:
-    """A random augmented crop: positives centred near a die (class = its value), else a negative."""
+    """A random augmented crop: positives centred near a die (class = its value), else a negative; with
+    `between`, a crop 0.22-0.6 box sizes from a die is kept too, UNLABELLED (only a teacher says what it is)."""
     die = scene.die * rng.uniform(0.85, 1.18)
     angle = rng.uniform(0, 360)
     if positive and len(scene.dice):
@@ -173,6 +177,8 @@ def sample(scene: Scene, rng: random.Random, positive: bool, tipped_weight: floa
         dx, dy = (gx - CROP_PX / 2) / span, (gy - CROP_PX / 2) / span
     elif dist > 0.6:
         label, dx, dy = 0, 0.0, 0.0
+    elif between:
+        label, dx, dy = UNLABELLED, 0.0, 0.0
     else:
         return sample(scene, rng, positive, tipped_weight)
     img = cv2.warpAffine(scene.frame, crop_matrix(x, y, die, angle), (CROP_PX, CROP_PX), flags=cv2.INTER_LINEAR,
@@ -205,6 +211,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="the six convolutions' widths (the default: the committed network's)")
     ap.add_argument("--teacher", type=Path, help="an ONNX face network whose outputs the network learns to match too")
     ap.add_argument("--teacher-weight", type=float, default=1.0, help="weight of matching the teacher")
+    ap.add_argument("--between", action="store_true",
+                    help="with --teacher: also crops 0.22-0.6 die boxes off a die, matched to the teacher only")
     ap.add_argument("--tipped-weight", type=float, default=1.0,
                     help="how much more often a die not lying flat is picked for a positive crop")
     args = ap.parse_args(argv)
@@ -235,13 +243,14 @@ def main(argv: list[str] | None = None) -> int:
     else:
         net = FaceNet(channels=channels)
     teacher = Teacher(args.teacher) if args.teacher else None
+    between = args.between and teacher is not None
     opt, sched, ce = training_setup(net, args.epochs * args.steps, args.lr)
     batch = 96
     for epoch in range(args.epochs):
         net.train()
         t0, total, correct, seen = time.monotonic(), 0.0, 0, 0
         for _ in range(args.steps):
-            items = [sample(pick(), rng, rng.random() < 0.6, args.tipped_weight) for _ in range(batch)]
+            items = [sample(pick(), rng, rng.random() < 0.6, args.tipped_weight, between) for _ in range(batch)]
             x = to_tensor([i[0] for i in items])
             y = torch.tensor([i[1] for i in items])
             off = torch.tensor([[i[2], i[3]] for i in items], dtype=torch.float32)
