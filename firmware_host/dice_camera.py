@@ -30,6 +30,7 @@ import numpy as np
 from drivers.errors import DeviceError
 
 from .evidence import EvidenceStore
+from .free_memory import release_free_memory
 from .rounds.inputs import DeviceHealthChanged, DiceSeen
 
 log = logging.getLogger(__name__)
@@ -236,6 +237,7 @@ class DiceCamera:
         jpeg, ahead = self._evidence_image(throw, request.epoch, frame.image, outcome)
         self.sink(self._seen(throw, jpeg, outcome))
         self.timings.append(Timing(throw.round_no, throw.attempt, frame.mono, time.monotonic(), read_ms, ahead))
+        release_free_memory()  # the throw's result is handed on: its buffers go back (firmware_host/free_memory.py)
 
     def _encoded(self, throw: Throw, image: np.ndarray, outcome) -> bytes:
         """The evidence image: the frame annotated with the reading and the verdict, stamped, as JPEG."""

@@ -148,7 +148,8 @@ def draw_dome(out: np.ndarray, scene: Scene, rng: np.random.Generator) -> None:
                                           for t in np.linspace(0, 2 * np.pi, 64)]))
     mask = np.zeros(out.shape[:2], np.float32)
     cv2.fillPoly(mask, [ring.astype(np.int32)], 1.0, cv2.LINE_AA)
-    out[:] = out * (1 - 0.12 * mask[..., None]) + np.array([235, 230, 225], np.float32) * 0.12 * mask[..., None]
+    out *= (1 - 0.12 * mask)[..., None]
+    out += np.array([235, 230, 225], np.float32) * 0.12 * mask[..., None]
     cv2.polylines(out, [ring.astype(np.int32)], True, (235, 235, 235), 3, cv2.LINE_AA)
 
 
@@ -159,7 +160,8 @@ def draw_glare(out: np.ndarray, glare: list) -> None:
     for x, y, a, b, ang in glare:
         cv2.ellipse(layer, (int(x), int(y)), (max(1, int(a)), max(1, int(b))), ang, 0, 360, 1.0, -1, cv2.LINE_AA)
     layer = cv2.GaussianBlur(layer, (0, 0), 2.0) * 0.55
-    out[:] = out * (1 - layer[..., None]) + 255.0 * layer[..., None]
+    out *= (1 - layer)[..., None]
+    out += (255.0 * layer)[..., None]
 
 
 def render(scene: Scene, rng: np.random.Generator) -> tuple[np.ndarray, list[TruthDie]]:
@@ -180,15 +182,22 @@ def render(scene: Scene, rng: np.random.Generator) -> tuple[np.ndarray, list[Tru
         draw_dome(out, scene, rng)
     draw_glare(out, scene.glare)
     gx, gy, vig = scene.light
-    yy, xx = np.mgrid[0:cam.height, 0:cam.width].astype(np.float32)
-    xx, yy = xx / cam.width - 0.5, yy / cam.height - 0.5
+    xx = (np.arange(cam.width, dtype=np.float32) / cam.width - 0.5)[None, :]
+    yy = (np.arange(cam.height, dtype=np.float32) / cam.height - 0.5)[:, None]
     out *= (1.0 + gx * xx + gy * yy - vig * (xx * xx + yy * yy))[..., None]
     if scene.blur > 0.05:
-        out = cv2.GaussianBlur(out, (0, 0), scene.blur)
+        cv2.GaussianBlur(out, (0, 0), scene.blur, dst=out)
     if scene.noise > 0:
-        out += rng.normal(0.0, scene.noise, out.shape).astype(np.float32)
-    frame = np.clip(out, 0, 255).astype(np.uint8)
-    return frame, truth_of(scene)
+        add_noise(out, scene.noise, rng)
+    return np.clip(out, 0, 255, out=out).astype(np.uint8), truth_of(scene)
+
+
+def add_noise(out: np.ndarray, sigma: float, rng: np.random.Generator, rows: int = 90) -> None:
+    """Sensor noise, drawn a band of rows at a time: the same numbers as one draw of the whole frame (the
+    generator is consumed in the same order), without a float64 frame's worth of memory at once."""
+    for y in range(0, out.shape[0], rows):
+        band = out[y:y + rows]
+        band += rng.normal(0.0, sigma, band.shape).astype(np.float32)
 
 
 def truth_of(scene: Scene) -> list[TruthDie]:

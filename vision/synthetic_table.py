@@ -119,4 +119,6 @@ def draw_walls(out: np.ndarray, cam: PinholeCamera, layout: Layout, look: Look, 
                                         (mx - q, my + q, 0)], float))
         cv2.fillConvexPoly(mask, np.round(corners).astype(np.int32), 0)
     a = (mask.astype(np.float32) / 255.0)[..., None]
-    out[:] = out * (1.0 - a) + layer * a
+    out *= 1.0 - a  # in place: the same pixels, without three more frames' worth of temporaries
+    layer *= a
+    out += layer

@@ -18,6 +18,7 @@ import threading
 from typing import Any, Callable
 
 from ..evidence import EvidenceStore
+from ..free_memory import release_free_memory
 from ..rounds.inputs import ConsoleCommand, DiceSeen, DomeStep, ThrowStarted
 from .scheduler import Scheduler
 
@@ -73,7 +74,11 @@ class SimulatedTable:
 
     def read_dice(self, round_no: int, attempt: int) -> None:
         self.camera_reads.append((round_no, attempt))
-        self.later(lambda: self.sink(self.camera(round_no, attempt)))
+        self.later(lambda: self.report_dice(round_no, attempt))
+
+    def report_dice(self, round_no: int, attempt: int) -> None:
+        self.sink(self.camera(round_no, attempt))
+        release_free_memory()  # a rendered throw's frames go back once its result is handed on (free_memory.py)
 
     def show_result(self, fields: dict) -> None:
         """Light the winning areas / show the result on the table (nothing to do in the simulation)."""

@@ -245,7 +245,11 @@ def test_flood_from_one_terminal_is_rate_limited_and_others_are_served(site, t7,
     assert accepted and refused and admitted <= 40 + 20 * elapsed, (len(accepted), len(late), elapsed)
     assert len(refused) <= elapsed + 2  # the rest was only counted: a refusal is answered at most once a second
     assert all(a["ticket"] == "" and "slow down" in a["message"] for a in refused)
-    assert table.settled_once(accepted | {f"own-g{i}" for i in range(5)})
-    assert not late & set(table.settled_tickets())
+    # A bet still in the flooder's queue when the next round opens is accepted into that round, which nobody
+    # closes here (CI, 2026-11-28, on a loaded machine): each accepted bet is checked against its own round.
+    in_round = {a["ticket"] for a in answers if a["accepted"] and a["round"] == settled_round}
+    assert in_round and all(a["round"] > settled_round for a in answers if a["accepted"] and a["ticket"] not in in_round)
+    assert table.settled_once(in_round | {f"own-g{i}" for i in range(5)})
+    assert not (late | (accepted - in_round)) & set(table.settled_tickets())
     assert settled_round < table.betting_round()
     table.assert_accepted_once(accepted | {f"own-g{i}" for i in range(5)})

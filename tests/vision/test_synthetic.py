@@ -9,7 +9,7 @@ import pytest
 
 from vision.calibration import detect_markers
 from vision.die_geometry import FACE_NORMALS, resting_rotation
-from vision.synthetic import SceneDie, render
+from vision.synthetic import SceneDie, add_noise, render
 from vision.synthetic_scenes import KINDS, random_rig, random_scene, throw_track
 
 
@@ -40,6 +40,17 @@ def test_same_seed_same_frame():
 
     (a, ta), (b, tb) = one(), one()
     assert np.array_equal(a, b) and ta == tb
+
+
+def test_noise_drawn_in_bands_is_the_noise_of_one_draw():
+    """The renderer draws its sensor noise a band of rows at a time (memory): the frames must be the ones one draw
+    of the whole frame made, so every rendered seed measured before stays the same frames."""
+    frame = np.random.default_rng(1).uniform(0, 255, (200, 64, 3)).astype(np.float32)
+    whole = frame + np.random.default_rng(5).normal(0.0, 3.0, frame.shape).astype(np.float32)
+    banded, rng = frame.copy(), np.random.default_rng(5)
+    add_noise(banded, 3.0, rng, rows=7)  # bands that do not divide the height
+    assert np.array_equal(banded, whole)
+    assert rng.normal() == np.random.default_rng(5).normal(size=frame.size + 1)[-1]  # the generator left as after
 
 
 @pytest.mark.parametrize("game", ["craps", "banca-francesa", "cussec", "paikao"])
