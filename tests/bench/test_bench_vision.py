@@ -150,7 +150,8 @@ def read_times_ms(reader: DiceReader, frames: list, rounds: int = 5) -> tuple[li
 
 def summary(wall: list[float], cpu: list[float]) -> str:
     return (f"wall median {np.median(wall):.2f} ms (p95 {np.percentile(wall, 95):.2f}), "
-            f"CPU median {np.median(cpu):.2f} ms (p95 {np.percentile(cpu, 95):.2f})")
+            f"CPU median {np.median(cpu):.2f} ms (mean {np.mean(cpu):.2f}, p95 {np.percentile(cpu, 95):.2f}, "
+            f"max {np.max(cpu):.2f})")
 
 
 def test_bench_speed_one_core(tmp_path):
