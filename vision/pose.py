@@ -209,6 +209,11 @@ def assign_poses(dice: list[Die], ctx: PoseContext, learned: list[Pose | None] |
 
 SETTLE_BELOW = 0.95  # dice seen closer than this many die edges are checked against flat dice side by side
 SETTLE_OK = 0.80  # flat dice explaining the silhouette this well are re-centred (the pose network then checks)
+# A pair's other starting points (`starts_apart`) are tried only when the fit from where the dice were seen reaches
+# this. On the fits of tune rigs 500-523 (240 reads of touching dice) the first fit of a pair was either 0.51-0.64, and
+# its other starts then gained at most 0.04 (never near SETTLE_OK: the blob is not flat dice side by side), or
+# 0.70 and more (gaining up to 0.17: those keep their other starts). The hopeless ones cost two fits for nothing.
+STARTS_WORTH = 0.65
 
 
 def settle_touching(ctx: PoseContext, seen: list[tuple[float, float, float, int]]
@@ -245,12 +250,14 @@ def settle_touching(ctx: PoseContext, seen: list[tuple[float, float, float, int]
         best, kept = None, members
         for option in options:
             start = [flat_pose_at(seen[i][0], seen[i][1], math.radians(seen[i][2]), cal) for i in option]
-            for trial in starts_apart(start, cal.layout.die_mm):
+            for k, trial in enumerate(starts_apart(start, cal.layout.die_mm)):
                 fit = fitter.fit_flat(trial)
                 if best is None or fit.iou > best.iou:
                     best, kept = fit, option
                 if best.iou >= FLAT_OK:
                     break  # explained plainly: the other starting points cannot do much better
+                if k == 0 and fit.iou < STARTS_WORTH:
+                    break  # not flat dice side by side: the other starting points cannot reach SETTLE_OK either
             if best.iou >= FLAT_OK:
                 break
         if best.iou < SETTLE_OK:
