@@ -11,13 +11,11 @@ Elsewhere than glibc (no `malloc_trim`) it does nothing.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 
 
 def _malloc_trim():
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        trim = libc.malloc_trim
+    try:  # the process's own symbols: libc is loaded already (find_library would run ldconfig at start-up)
+        trim = ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):
         return None
     trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int

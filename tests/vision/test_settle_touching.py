@@ -32,7 +32,7 @@ def fits(monkeypatch):
 
 
 def context(reader: DiceReader, frame: np.ndarray) -> PoseContext:
-    return PoseContext(frame, reader.foreground(frame), reader.calibration, reader.background)
+    return reader.context(frame, reader.foreground(frame))  # what the reader hands settle_touching
 
 
 def test_a_blob_that_is_not_flat_dice_side_by_side_is_fitted_once_and_left_as_seen(craps_rig, fits):
