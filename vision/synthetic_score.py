@@ -3,6 +3,7 @@ wrong published results, and how often a read at confidence >= t was wrong (cali
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -134,13 +135,25 @@ class SyntheticScore:
                 "void_classes": self.void_class_rates(), "kinds": self.kind_rates()}
 
 
+MATCH_REACH = 0.6  # die edges from the true top face's centre within which a reported die is that die ...
+TIPPED_REACH = 0.5  # ... and, for a die tipped by t degrees, this x sin(t) die edges more
+
+
+def reach(t: TruthDie) -> float:
+    """How far (die edges) from a true die's top-face centre the reader's die may lie and be that die. The reader
+    centres a die on what it sees of it: for a die lying flat, its top face; for a tipped one, its top face and the
+    side face tipped up beside it, half of d x sin(tilt) wide in plan and more in perspective (on tune seeds 60 and
+    62, two cocked dice named cocked lay 0.64 and 0.67 die edges from their faces' centres, and were counted missed)."""
+    return MATCH_REACH + TIPPED_REACH * math.sin(math.radians(t.tilt_deg))
+
+
 def match(reading: Reading, truth: list[TruthDie], die_px: float) -> list[tuple[TruthDie, Die | None]]:
-    """Pair each visible true die with the nearest reported die within 0.6 die edges."""
+    """Pair each visible true die with the nearest reported die within its `reach`."""
     pairs, used = [], set()
     for t in truth:
         if not t.visible:
             continue
-        best, best_d = None, 0.6 * die_px
+        best, best_d = None, reach(t) * die_px
         for i, d in enumerate(reading.dice):
             dist = float(np.hypot(d.x - t.x, d.y - t.y))
             if i not in used and dist < best_d:

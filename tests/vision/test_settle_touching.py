@@ -67,3 +67,25 @@ def test_two_flat_dice_touching_seen_too_close_are_put_where_they_lie(craps_rig,
     assert twice == set() and sorted(moved) == [0, 1] and fits and max(fits) >= pose.SETTLE_OK
     for (mx, my), (tx, ty) in zip((moved[0], moved[1]), ((ax, ay), (bx, by))):
         assert math.hypot(mx - tx, my - ty) < 0.1 * cal.die_px
+
+
+def test_a_die_found_twice_beside_another_is_dropped_after_one_fit_of_the_pair(craps_rig, fits):
+    """Three finds in the blob of two touching dice, two of them on one die: the pair without the closer of those
+    is fitted first and explains the blob, so neither the fit of all three nor of any other pair is run."""
+    rig, empty, cal = craps_rig
+    reader = DiceReader(cal, background=empty)
+    rng = np.random.default_rng(7)
+    frame, truth = render(rig.scene(random_scene(rig, "touching", rng), rng), rng)
+    ctx = context(reader, frame)
+    (ax, ay), (bx, by) = [(t.x, t.y) for t in truth if t.pose == "touching"]
+    blob = next(i for i, b in enumerate(ctx.fg.blobs) if cv2.pointPolygonTest(b.contour, (ax, ay), False) >= 0)
+    second = 0.3 * cal.die_px  # a second find on die a, off its centre away from b
+    away = math.hypot(bx - ax, by - ay)
+    seen = [(ax, ay, 0.0, blob), (bx, by, 0.0, blob),
+            (ax - second * (bx - ax) / away, ay - second * (by - ay) / away, 0.0, blob)]
+    moved, twice = settle_touching(ctx, seen)
+    assert len(fits) == 1 and fits[0] >= pose.FLAT_OK, fits
+    # The two finds on die a are as near each other: the first of them is dropped, the other put where a lies.
+    assert twice == {0} and 2 in moved and math.hypot(moved[2][0] - ax, moved[2][1] - ay) < 0.15 * cal.die_px
+    assert pose.fit_options([0, 1, 2], seen, lambda i, j: pose.too_close_for_flat(seen[i][:2], seen[j][:2],
+                                                                                  cal.die_px))[-1] == [0, 1, 2]
