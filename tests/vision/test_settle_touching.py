@@ -35,6 +35,19 @@ def context(reader: DiceReader, frame: np.ndarray) -> PoseContext:
     return reader.context(frame, reader.foreground(frame))  # what the reader hands settle_touching
 
 
+def touching_pair(craps_rig):
+    """Two flat dice touching on the craps rig: its calibration, the reader's context of the frame, the dice's true
+    top-face centres and the blob they lie in."""
+    rig, empty, cal = craps_rig
+    reader = DiceReader(cal, background=empty)
+    rng = np.random.default_rng(7)
+    frame, truth = render(rig.scene(random_scene(rig, "touching", rng), rng), rng)
+    ctx = context(reader, frame)
+    a, b = [(t.x, t.y) for t in truth if t.pose == "touching"]
+    blob = next(i for i, o in enumerate(ctx.fg.blobs) if cv2.pointPolygonTest(o.contour, a, False) >= 0)
+    return cal, ctx, a, b, blob
+
+
 def test_a_blob_that_is_not_flat_dice_side_by_side_is_fitted_once_and_left_as_seen(craps_rig, fits):
     """A round white thing two and a half dice across, two dice found in it too close together: the pair's fit
     from where they were seen explains it badly, so its two other starting points are not tried."""
@@ -53,13 +66,7 @@ def test_a_blob_that_is_not_flat_dice_side_by_side_is_fitted_once_and_left_as_se
 
 
 def test_two_flat_dice_touching_seen_too_close_are_put_where_they_lie(craps_rig, fits):
-    rig, empty, cal = craps_rig
-    reader = DiceReader(cal, background=empty)
-    rng = np.random.default_rng(7)
-    frame, truth = render(rig.scene(random_scene(rig, "touching", rng), rng), rng)
-    ctx = context(reader, frame)
-    (ax, ay), (bx, by) = [(t.x, t.y) for t in truth if t.pose == "touching"]
-    blob = next(i for i, b in enumerate(ctx.fg.blobs) if cv2.pointPolygonTest(b.contour, (ax, ay), False) >= 0)
+    cal, ctx, (ax, ay), (bx, by), blob = touching_pair(craps_rig)
     pull = 0.12  # each seen this much of the way towards the other: closer than flat dice can lie
     dx, dy = pull * (bx - ax), pull * (by - ay)
     seen = [(ax + dx, ay + dy, 0.0, blob), (bx - dx, by - dy, 0.0, blob)]
@@ -72,13 +79,7 @@ def test_two_flat_dice_touching_seen_too_close_are_put_where_they_lie(craps_rig,
 def test_a_die_found_twice_beside_another_is_dropped_after_one_fit_of_the_pair(craps_rig, fits):
     """Three finds in the blob of two touching dice, two of them on one die: the pair without the closer of those
     is fitted first and explains the blob, so neither the fit of all three nor of any other pair is run."""
-    rig, empty, cal = craps_rig
-    reader = DiceReader(cal, background=empty)
-    rng = np.random.default_rng(7)
-    frame, truth = render(rig.scene(random_scene(rig, "touching", rng), rng), rng)
-    ctx = context(reader, frame)
-    (ax, ay), (bx, by) = [(t.x, t.y) for t in truth if t.pose == "touching"]
-    blob = next(i for i, b in enumerate(ctx.fg.blobs) if cv2.pointPolygonTest(b.contour, (ax, ay), False) >= 0)
+    cal, ctx, (ax, ay), (bx, by), blob = touching_pair(craps_rig)
     second = 0.3 * cal.die_px  # a second find on die a, off its centre away from b
     away = math.hypot(bx - ax, by - ay)
     seen = [(ax, ay, 0.0, blob), (bx, by, 0.0, blob),
