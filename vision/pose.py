@@ -271,13 +271,15 @@ def fit_options(members: list[int], seen: list[tuple[float, float, float, int]],
     """The sets of a blob's finds to fit as flat dice, in the order tried (the first explained plainly is kept).
     Two finds: both. Three or more with some close to another: without each find close to another (found twice),
     the find nearest another first (the likelier second look at one die), then every find as found. On tune
-    seeds 60 and 62 (800 throws), no blob of three finds was explained plainly by all three (at most 0.79), while a
-    pair without the find seen twice was, after the fit of all three had cost a fit of three dice for nothing
-    (a quarter of the slowest frame of the speed bench's craps rig, seed 1)."""
+    seeds 60 and 62 (800 throws) no blob of three finds was explained plainly by all three (at most 0.79); in the
+    speed bench's slowest craps frame (rig of seed 1) the fit of all three and of the pair keeping both looks at one
+    die cost four fits before the right pair."""
     if len(members) < 3:
         return [members]
-    gap = lambda k: min(math.hypot(seen[k][0] - seen[j][0], seen[k][1] - seen[j][1])  # noqa: E731
-                        for j in members if j != k)
+
+    def gap(k: int) -> float:  # pixels from find k to the nearest other find of the blob
+        return min(math.hypot(seen[k][0] - seen[j][0], seen[k][1] - seen[j][1]) for j in members if j != k)
+
     doubles = sorted((k for k in members if any(near(k, j) for j in members if j != k)), key=gap)
     return [[i for i in members if i != k] for k in doubles] + [members]
 

@@ -12,8 +12,9 @@ from vision.throw_judge import VoidReason, void
 DIE_PX = 50.0
 
 
-def truth(pose: str, tilt: float, x: float = 600.0, y: float = 400.0) -> TruthDie:
-    return TruthDie(4, pose, x, y, (0.0, 0.0), "white", tilt, True)
+def truth(pose: str, tilt: float) -> TruthDie:
+    """A white 4 whose top face's centre is seen at (600, 400)."""
+    return TruthDie(4, pose, 600.0, 400.0, (0.0, 0.0), "white", tilt, True)
 
 
 def reading(*dice: Die) -> Reading:
