@@ -266,13 +266,18 @@ def estimate_die_size(stats: np.ndarray, image_area: int) -> float | None:
 # estimated from the frame (no calibration) 0.4: on the development photos 0.5 read 4 dice fewer, one confidently wrong.
 CANDIDATE_STEP = 0.5
 CANDIDATE_STEP_ESTIMATED = 0.4
+# Die edges that must lie between two candidate centres of one blob (calibrated camera): the grid's first pixel of each
+# cell and the ridge of the distance transform put points a pixel or two apart, each one crop more for the face network.
+CANDIDATE_SPACING = 0.2
 
 
-def cluster_points(mask: np.ndarray, d: float, step: float = CANDIDATE_STEP) -> list[tuple[float, float]]:
+def cluster_points(mask: np.ndarray, d: float, step: float = CANDIDATE_STEP,
+                   spacing: float = 0.0) -> list[tuple[float, float]]:
     """Candidate centres inside a blob larger than one die: a grid over its interior plus the peaks
     of its distance transform (the centres of touching dice). The mask is the blob's bounding box: it is
     padded with background first, or OpenCV measures no distance across the box's edge (a blob that fills its
-    box from edge to edge, a thin streak of light, had every pixel "far inside" and every pixel a peak)."""
+    box from edge to edge, a thin streak of light, had every pixel "far inside" and every pixel a peak).
+    With `spacing` (die edges), a point closer than that to one kept before it is left out."""
     padded = cv2.copyMakeBorder(mask, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
     dist = cv2.distanceTransform(padded, cv2.DIST_L2, 3)[1:-1, 1:-1]
     step = max(1.0, step * d)
@@ -293,7 +298,16 @@ def cluster_points(mask: np.ndarray, d: float, step: float = CANDIDATE_STEP) -> 
     peaks = (dist >= cv2.dilate(dist, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))) & (dist >= 0.3 * d)
     ys, xs = np.nonzero(peaks)
     points += [(float(x), float(y)) for x, y in zip(xs, ys)]
-    return points
+    return spaced(points, spacing * d) if spacing > 0 else points
+
+
+def spaced(points: list[tuple[float, float]], least: float) -> list[tuple[float, float]]:
+    """The points in order, each left out when it lies closer than `least` to one kept before it."""
+    kept: list[tuple[float, float]] = []
+    for x, y in points:
+        if all((x - a) ** 2 + (y - b) ** 2 >= least * least for a, b in kept):
+            kept.append((x, y))
+    return kept
 
 
 def find_foreground(frame: np.ndarray, *, die_size: float | None = None,
@@ -358,6 +372,7 @@ def find_foreground(frame: np.ndarray, *, die_size: float | None = None,
             # A known die size is the top face alone: the blob adds the sides perspective shows.
             if area <= (2.9 if not estimated else 1.6) * d * d:
                 continue
-        for px, py in cluster_points(part, d, CANDIDATE_STEP_ESTIMATED if estimated else CANDIDATE_STEP):
+        grid = (CANDIDATE_STEP_ESTIMATED, 0.0) if estimated else (CANDIDATE_STEP, CANDIDATE_SPACING)
+        for px, py in cluster_points(part, d, *grid):
             candidates.append(Candidate((px + x) / s, (py + y) / s, None, False, index))
     return Foreground(d / s, estimated, tuple(blobs), tuple(candidates), s, mask)

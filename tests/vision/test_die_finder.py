@@ -80,6 +80,30 @@ def test_two_dice_side_by_side_filling_their_box_give_a_centre_in_each_die():
     assert all(0.22 * d <= min(x + 1, 24 - x, y + 1, 12 - y) for x, y in points)  # inside, off the edges
 
 
+def test_candidates_of_a_blob_lie_apart_with_a_calibrated_die_size():
+    """The grid's first pixel of each cell and the ridge of the distance transform put candidates a pixel or two
+    apart, each one crop more for the face network: with a calibrated die size a candidate closer than
+    CANDIDATE_SPACING die edges to one kept before it is left out, and each die of the pair still has a centre."""
+    d = 12.0
+    pair = np.zeros((16, 30), np.uint8)
+    pair[2:14, 3:27] = 1
+    pair[1, 10:20] = 1  # a ragged top edge: grid cells whose first pixels lie side by side
+    every = die_finder.cluster_points(pair, d)
+    apart = die_finder.cluster_points(pair, d, die_finder.CANDIDATE_STEP, die_finder.CANDIDATE_SPACING)
+    least = die_finder.CANDIDATE_SPACING * d
+    assert 0 < len(apart) < len(every)
+    assert all(p in every for p in apart)
+    assert all(np.hypot(a[0] - b[0], a[1] - b[1]) >= least for i, a in enumerate(apart) for b in apart[i + 1:])
+    assert any(np.hypot(a[0] - b[0], a[1] - b[1]) < least for i, a in enumerate(every) for b in every[i + 1:])
+    near = lambda cx: any(abs(x - cx) <= 0.3 * d and abs(y - 7.5) <= 0.3 * d for x, y in apart)
+    assert near(8.5) and near(20.5)
+
+
+def test_spaced_keeps_the_first_of_points_too_close():
+    assert die_finder.spaced([(0.0, 0.0), (1.0, 0.0), (3.0, 0.0), (3.0, 2.9)], 3.0) == [(0.0, 0.0), (3.0, 0.0)]
+    assert die_finder.spaced([], 3.0) == []
+
+
 def test_the_foreground_is_looked_for_in_the_box_around_the_search_region_only(craps_rig):
     """The reader compares only the box around the table's search region with the empty table (its Lab and
     light measured there): dice on the table are found where comparing the whole frame finds them, and
