@@ -282,18 +282,14 @@ def cluster_points(mask: np.ndarray, d: float, step: float = CANDIDATE_STEP,
     dist = cv2.distanceTransform(padded, cv2.DIST_L2, 3)[1:-1, 1:-1]
     step = max(1.0, step * d)
     inner = dist >= 0.22 * d
-    points = []
     ys, xs = np.nonzero(inner)
     if len(xs) == 0:
-        return points
-    gx = np.round(xs / step).astype(int)
-    gy = np.round(ys / step).astype(int)
-    seen = set()
-    for x, y, cx, cy in zip(xs, ys, gx, gy):
-        if (cx, cy) in seen:
-            continue
-        seen.add((cx, cy))
-        points.append((float(x), float(y)))
+        return []
+    gx = np.round(xs / step).astype(np.int64)
+    gy = np.round(ys / step).astype(np.int64)
+    # The first pixel (in raster order) of each grid cell: np.unique gives each cell's first index.
+    first = np.sort(np.unique(gy * (int(gx.max()) + 1) + gx, return_index=True)[1])
+    points = list(zip(xs[first].astype(float).tolist(), ys[first].astype(float).tolist()))
     k = max(3, int(0.6 * d) | 1)
     peaks = (dist >= cv2.dilate(dist, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))) & (dist >= 0.3 * d)
     ys, xs = np.nonzero(peaks)

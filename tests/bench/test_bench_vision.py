@@ -148,10 +148,20 @@ def read_times_ms(reader: DiceReader, frames: list, rounds: int = 5) -> tuple[li
     return wall, cpu
 
 
-def summary(wall: list[float], cpu: list[float]) -> str:
-    return (f"wall median {np.median(wall):.2f} ms (p95 {np.percentile(wall, 95):.2f}), "
+def summary(wall: list[float], cpu: list[float], frames: int | None = None) -> str:
+    """The figures of `read_times_ms`; with `frames`, also how many frames read over READ_TARGET_MS (by the
+    median of their rounds: the issue asks 10 ms for every frame, not for most)."""
+    text = (f"wall median {np.median(wall):.2f} ms (p95 {np.percentile(wall, 95):.2f}), "
             f"CPU median {np.median(cpu):.2f} ms (mean {np.mean(cpu):.2f}, p95 {np.percentile(cpu, 95):.2f}, "
             f"max {np.max(cpu):.2f})")
+    if frames:
+        per_frame = np.median(np.reshape(cpu, (-1, frames)), axis=0)
+        over = int(np.count_nonzero(per_frame > READ_TARGET_MS))
+        text += f"; frames over {READ_TARGET_MS:g} ms: {over} of {frames} (slowest {per_frame.max():.2f} ms)"
+    return text
+
+
+READ_TARGET_MS = 10.0  # issue 18: a read of the service's path, per 1280x720 frame, here
 
 
 def test_bench_speed_one_core(tmp_path):
@@ -168,7 +178,8 @@ def test_bench_speed_one_core(tmp_path):
             wall, cpu = read_times_ms(watcher.reader, frames)
             measured += len(wall)
             what = "dice apart" if kind == "valid" else "two dice touching"
-            print(f"service read ({game}, seed {seed}, {what}), 1280x720, one core: {summary(wall, cpu)}")
+            print(f"service read ({game}, seed {seed}, {what}), 1280x720, one core: "
+                  f"{summary(wall, cpu, len(frames))}")
     _, empty, cal, frames = rendered_frames(20)
     wall, cpu = read_times_ms(DiceReader(cal, classifier=None, background=empty), frames)
     print(f"classical pip reader (not the service's), craps seed 1: {summary(wall, cpu)}")
