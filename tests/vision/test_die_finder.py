@@ -99,6 +99,26 @@ def test_candidates_of_a_blob_lie_apart_with_a_calibrated_die_size():
     assert near(8.5) and near(20.5)
 
 
+def test_the_grid_holds_the_first_pixel_of_each_cell_in_raster_order():
+    """cluster_points picks its grid with numpy: the same points, in the same order, as walking the blob's inside
+    pixels row by row and keeping the first of each cell (how it was written before)."""
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        h, w = rng.integers(8, 50, 2)
+        mask = cv2.morphologyEx((rng.random((h, w)) < 0.8).astype(np.uint8), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        d = float(rng.uniform(6, 20))
+        padded = cv2.copyMakeBorder(mask, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
+        dist = cv2.distanceTransform(padded, cv2.DIST_L2, 3)[1:-1, 1:-1]
+        step = max(1.0, die_finder.CANDIDATE_STEP * d)
+        cells, walked = set(), []
+        for y, x in zip(*np.nonzero(dist >= 0.22 * d)):
+            cell = (round(x / step), round(y / step))
+            if cell not in cells:
+                cells.add(cell)
+                walked.append((float(x), float(y)))
+        assert die_finder.cluster_points(mask, d)[:len(walked)] == walked
+
+
 def test_spaced_keeps_the_first_of_points_too_close():
     assert die_finder.spaced([(0.0, 0.0), (1.0, 0.0), (3.0, 0.0), (3.0, 2.9)], 3.0) == [(0.0, 0.0), (3.0, 0.0)]
     assert die_finder.spaced([], 3.0) == []
