@@ -213,6 +213,8 @@ SETTLE_OK = 0.80  # flat dice explaining the silhouette this well are re-centred
 # this. On the fits of tune rigs 500-523 (240 reads of touching dice) the first fit of a pair was either 0.51-0.64, and
 # its other starts then gained at most 0.04 (never near SETTLE_OK: the blob is not flat dice side by side), or
 # 0.70 and more (gaining up to 0.17: those keep their other starts). The hopeless ones cost two fits for nothing.
+# (Measured with the top faces in the score. Scored on the silhouette alone, since 2026-11-28, the same reads' first
+# fits were 0.69 and more, 81 of 84 at FLAT_OK: 3 reads tried other starts, against 10 before.)
 STARTS_WORTH = 0.65
 
 
@@ -241,9 +243,9 @@ def settle_touching(ctx: PoseContext, seen: list[tuple[float, float, float, int]
         if not any(near(i, j) for k, i in enumerate(members) for j in members[k + 1:]):
             continue
         mask, origin = silhouette(ctx, blob)
-        window = ctx.frame[origin[1]:origin[1] + mask.shape[0], origin[0]:origin[0] + mask.shape[1]]
-        top = top_faces(window, mask, die) if ctx.background is not None else None
-        fitter = SilhouetteFitter(cal.camera, cal.layout.die_mm, mask, origin, top)
+        # The silhouette alone, not the top faces too (`top_faces`): on light-pipped coloured dice the brightest
+        # parts are the pips, side faces' included, and a "top" spanning the sides pulled the fit off the dice.
+        fitter = SilhouetteFitter(cal.camera, cal.layout.die_mm, mask, origin)
         options = fit_options(members, seen, near)
         best, kept = None, members
         for option in options:
@@ -271,7 +273,8 @@ def fit_options(members: list[int], seen: list[tuple[float, float, float, int]],
     """The sets of a blob's finds to fit as flat dice, in the order tried (the first explained plainly is kept).
     Two finds: both. Three or more with some close to another: without each find close to another (found twice),
     the find nearest another first (the likelier second look at one die), then every find as found. On tune
-    seeds 60 and 62 (800 throws) no blob of three finds was explained plainly by all three (at most 0.79); in the
+    seeds 60 and 62 (800 throws, the top faces then in the score) no blob of three finds was explained plainly by
+    all three (at most 0.79); in the
     speed bench's slowest craps frame (rig of seed 1) the fit of all three and of the pair keeping both looks at one
     die cost four fits before the right pair."""
     if len(members) < 3:
