@@ -368,7 +368,7 @@ def find_foreground(frame: np.ndarray, *, die_size: float | None = None,
             # A known die size is the top face alone: the blob adds the sides perspective shows.
             if area <= (2.9 if not estimated else 1.6) * d * d:
                 continue
-        grid = (CANDIDATE_STEP_ESTIMATED, 0.0) if estimated else (CANDIDATE_STEP, CANDIDATE_SPACING)
-        for px, py in cluster_points(part, d, *grid):
+        step, spacing = (CANDIDATE_STEP_ESTIMATED, 0.0) if estimated else (CANDIDATE_STEP, CANDIDATE_SPACING)
+        for px, py in cluster_points(part, d, step, spacing):
             candidates.append(Candidate((px + x) / s, (py + y) / s, None, False, index))
     return Foreground(d / s, estimated, tuple(blobs), tuple(candidates), s, mask)

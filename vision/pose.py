@@ -274,9 +274,8 @@ def fit_options(members: list[int], seen: list[tuple[float, float, float, int]],
     Two finds: both. Three or more with some close to another: without each find close to another (found twice),
     the find nearest another first (the likelier second look at one die), then every find as found. On tune
     seeds 60 and 62 (800 throws, the top faces then in the score) no blob of three finds was explained plainly by
-    all three (at most 0.79); in the
-    speed bench's slowest craps frame (rig of seed 1) the fit of all three and of the pair keeping both looks at one
-    die cost four fits before the right pair."""
+    all three (at most 0.79); in the speed bench's slowest craps frame (rig of seed 1) the fit of all three and of
+    the pair keeping both looks at one die cost four fits before the right pair."""
     if len(members) < 3:
         return [members]
 

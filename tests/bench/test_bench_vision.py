@@ -148,6 +148,9 @@ def read_times_ms(reader: DiceReader, frames: list, rounds: int = 5) -> tuple[li
     return wall, cpu
 
 
+READ_TARGET_MS = 10.0  # issue 18: a read of the service's path, per 1280x720 frame, here
+
+
 def summary(wall: list[float], cpu: list[float], frames: int | None = None) -> str:
     """The figures of `read_times_ms`; with `frames`, also how many frames read over READ_TARGET_MS (by the
     median of their rounds: the issue asks 10 ms for every frame, not for most)."""
@@ -160,8 +163,6 @@ def summary(wall: list[float], cpu: list[float], frames: int | None = None) -> s
         text += f"; frames over {READ_TARGET_MS:g} ms: {over} of {frames} (slowest {per_frame.max():.2f} ms)"
     return text
 
-
-READ_TARGET_MS = 10.0  # issue 18: a read of the service's path, per 1280x720 frame, here
 
 
 def test_bench_speed_one_core(tmp_path):

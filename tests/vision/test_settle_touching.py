@@ -35,17 +35,29 @@ def context(reader: DiceReader, frame: np.ndarray) -> PoseContext:
     return reader.context(frame, reader.foreground(frame))  # what the reader hands settle_touching
 
 
+def pair_in(reader: DiceReader, frame: np.ndarray, truth) -> tuple:
+    """The reader's context of a frame of two flat dice touching, the dice's true top-face centres and their blob."""
+    ctx = context(reader, frame)
+    a, b = [(t.x, t.y) for t in truth if t.pose == "touching"]
+    blob = next(i for i, o in enumerate(ctx.fg.blobs) if cv2.pointPolygonTest(o.contour, a, False) >= 0)
+    return ctx, a, b, blob
+
+
 def touching_pair(craps_rig):
     """Two flat dice touching on the craps rig: its calibration, the reader's context of the frame, the dice's true
     top-face centres and the blob they lie in."""
     rig, empty, cal = craps_rig
-    reader = DiceReader(cal, background=empty)
     rng = np.random.default_rng(7)
     frame, truth = render(rig.scene(random_scene(rig, "touching", rng), rng), rng)
-    ctx = context(reader, frame)
-    a, b = [(t.x, t.y) for t in truth if t.pose == "touching"]
-    blob = next(i for i, o in enumerate(ctx.fg.blobs) if cv2.pointPolygonTest(o.contour, a, False) >= 0)
-    return cal, ctx, a, b, blob
+    return (cal, *pair_in(DiceReader(cal, background=empty), frame, truth))
+
+
+def pulled_together(a, b, blob) -> list[tuple[float, float, float, int]]:
+    """Two dice as the reader sees them beside each other: each found 0.12 of the way towards the other, closer than
+    flat dice can lie (what settle_touching is handed)."""
+    pull = 0.12
+    dx, dy = pull * (b[0] - a[0]), pull * (b[1] - a[1])
+    return [(a[0] + dx, a[1] + dy, 0.0, blob), (b[0] - dx, b[1] - dy, 0.0, blob)]
 
 
 def test_a_blob_that_is_not_flat_dice_side_by_side_is_fitted_once_and_left_as_seen(craps_rig, fits):
@@ -67,10 +79,7 @@ def test_a_blob_that_is_not_flat_dice_side_by_side_is_fitted_once_and_left_as_se
 
 def test_two_flat_dice_touching_seen_too_close_are_put_where_they_lie(craps_rig, fits):
     cal, ctx, (ax, ay), (bx, by), blob = touching_pair(craps_rig)
-    pull = 0.12  # each seen this much of the way towards the other: closer than flat dice can lie
-    dx, dy = pull * (bx - ax), pull * (by - ay)
-    seen = [(ax + dx, ay + dy, 0.0, blob), (bx - dx, by - dy, 0.0, blob)]
-    moved, twice = settle_touching(ctx, seen)
+    moved, twice = settle_touching(ctx, pulled_together((ax, ay), (bx, by), blob))
     assert twice == set() and sorted(moved) == [0, 1] and fits and max(fits) >= pose.SETTLE_OK
     for (mx, my), (tx, ty) in zip((moved[0], moved[1]), ((ax, ay), (bx, by))):
         assert math.hypot(mx - tx, my - ty) < 0.1 * cal.die_px
@@ -107,12 +116,8 @@ def test_light_pipped_coloured_dice_touching_are_fitted_on_their_silhouette_alon
     for _ in range(20):  # scene and frame drawn in turn from one stream, as the bench draws them
         frame, truth = render(rig.scene(random_scene(rig, "touching", rng), rng), rng)
     assert rig.style.name == "green"
-    ctx = context(DiceReader(cal, background=empty), frame)
-    (ax, ay), (bx, by) = [(t.x, t.y) for t in truth if t.pose == "touching"]
-    blob = next(i for i, o in enumerate(ctx.fg.blobs) if cv2.pointPolygonTest(o.contour, (ax, ay), False) >= 0)
-    pull = 0.12  # each seen this much of the way towards the other: closer than flat dice can lie
-    dx, dy = pull * (bx - ax), pull * (by - ay)
-    moved, twice = settle_touching(ctx, [(ax + dx, ay + dy, 0.0, blob), (bx - dx, by - dy, 0.0, blob)])
+    ctx, (ax, ay), (bx, by), blob = pair_in(DiceReader(cal, background=empty), frame, truth)
+    moved, twice = settle_touching(ctx, pulled_together((ax, ay), (bx, by), blob))
     assert len(fits) == 1 and fits[0] >= pose.FLAT_OK, fits
     assert twice == set() and sorted(moved) == [0, 1]
     for (mx, my), (tx, ty) in zip((moved[0], moved[1]), ((ax, ay), (bx, by))):
