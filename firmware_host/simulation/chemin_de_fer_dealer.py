@@ -99,6 +99,9 @@ class SimulatedChemindeFerDealer(SimulatedCardDealer):
             coup.fault(**fault)
             self.record.note(self.coup_no, fault=fault)
             self.slip = "fault"
+            if coup.is_complete and not coup.is_void:  # the fault decided the coup (I.104 b, i): the bank follows it
+                self.finished = coup
+                self.completed(coup)
             self.sink(ConsoleCommand("fault", who=DEALER, source="sim", play=fault))
             return True
         return False
