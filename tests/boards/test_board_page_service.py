@@ -1,6 +1,7 @@
 """The board page against the real simulated tables (`tablehw run --config config/sim-<game>.toml
 --simulate`): every result the service publishes is on the page within 1 s, the board the service
-publishes in the same journal transaction is drawn, and stopping the service shows OFFLINE."""
+publishes in the same journal transaction is drawn, and stopping the service shows OFFLINE. Each table plays
+the seed the service tests were written against (the configs carry none), so a CI run can be replayed."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import time
 import pytest
 
 from tests.service.listener import Listener
+from tests.service.table_run import SEEDS
 
 from .page_fixtures import ROOT, chromium, page, page_server, screens, screenshot, ws_broker  # noqa: F401
 from .test_board_page import PAGE_WAIT_MS, open_board
@@ -44,7 +46,7 @@ def test_page_follows_the_simulated_table(page, page_server, ws_broker, tmp_path
     listener = Listener(ws_broker.url, [f"tablehw/tables/{table}/result", f"tablehw/tables/{table}/board"])
     service = subprocess.Popen(
         [sys.executable, "-c", "import sys; from firmware_host.cli import main; sys.exit(main())",
-         "run", "--config", str(sim), "--simulate", "--mqtt", ws_broker.url],
+         "run", "--config", str(sim), "--simulate", "--seed", str(SEEDS.get(game, 1)), "--mqtt", ws_broker.url],
         cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         open_board(page, page_server, ws_broker, table)
