@@ -118,9 +118,13 @@ class SimulatedCardDealer(SimulatedShoe):
 
     def complete(self, coup) -> bool:
         """The coup is complete: once per coup; True now and then, for one card too many."""
+        self.finish(coup)
+        return not coup.is_void and self.rng.random() < self.settings.void_rate
+
+    def finish(self, coup) -> None:
+        """The dealer's coup is over: nothing more is dealt into it, and the game follows its outcome (`completed`)."""
         self.finished = coup
         self.completed(coup)
-        return not coup.is_void and self.rng.random() < self.settings.void_rate
 
     def card(self, coup) -> bool:
         """The next card to where it is due; False when the dealer stops (a slip, an empty shoe)."""

@@ -99,9 +99,8 @@ class SimulatedChemindeFerDealer(SimulatedCardDealer):
             coup.fault(**fault)
             self.record.note(self.coup_no, fault=fault)
             self.slip = "fault"
-            if coup.is_complete and not coup.is_void:  # the fault decided the coup (I.104 b, i): the bank follows it
-                self.finished = coup
-                self.completed(coup)
+            if coup.is_complete and not coup.is_void:  # the fault decided the coup (I.104 i: the player shows 9)
+                self.finish(coup)  # the table settles it as soon as the fault is applied: the bank follows it now
             self.sink(ConsoleCommand("fault", who=DEALER, source="sim", play=fault))
             return True
         return False

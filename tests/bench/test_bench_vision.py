@@ -164,7 +164,6 @@ def summary(wall: list[float], cpu: list[float], frames: int | None = None) -> s
     return text
 
 
-
 def test_bench_speed_one_core(tmp_path):
     """Read time of the service's own reader (DiceReader as `DiceCamera` builds it, with the calibration's
     empty table) on one core, 1280x720 rendered frames of rigs never tuned on (craps seed 1, banca

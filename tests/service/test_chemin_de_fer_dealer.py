@@ -25,11 +25,10 @@ def console_actions(said: list) -> list[str]:
     return [item.action for item in said if isinstance(item, ConsoleCommand)]  # the cards go to the scanner
 
 
-def dealer_at_a_dealt_coup(tmp_path: Path, seed: int):
-    config = load_config(ROOT / "config" / "sim-chemin_de_fer.toml")
+def dealer_at_a_dealt_coup(tmp_path: Path, rules, seed: int):
     dealer = SimulatedChemindeFerDealer("chemin_de_fer", 0, SimulationSection(seed=seed, void_rate=0.0),
                                         EvidenceStore(tmp_path / f"s{seed}", 7), None, seed=seed)
-    dealer.rules, dealer.players = build_table_game(config), ["term-1", "term-2"]
+    dealer.rules, dealer.players = rules, ["term-1", "term-2"]
     said: list[ConsoleCommand] = []
     dealer.sink = said.append
     dealer.load(1)
@@ -42,9 +41,10 @@ def dealer_at_a_dealt_coup(tmp_path: Path, seed: int):
 
 def test_a_coup_the_player_won_by_a_fault_passes_the_bank_and_the_dealer_announces_a_new_one(tmp_path, monkeypatch):
     monkeypatch.setattr(chemin_de_fer_dealer, "FAULTS", ("player_cards_dropped",))
+    rules = build_table_game(load_config(ROOT / "config" / "sim-chemin_de_fer.toml"))
     won_by_the_fault = 0
     for seed in range(1, 30):
-        dealer, coup, said = dealer_at_a_dealt_coup(tmp_path, seed)
+        dealer, coup, said = dealer_at_a_dealt_coup(tmp_path, rules, seed)
         if coup.is_complete:
             continue  # a natural: the deal ended the coup before any fault could be declared
         assert console_actions(said) == ["bank"]
