@@ -23,7 +23,8 @@ from .pose_net import DEFAULT_POSE_WEIGHTS, PoseNet, View
 from .pip_reader import FACE_PX, SPAN, FaceRead, dominant_angle, read_face
 from .pose import PoseContext, assign_poses, settle_touching, too_close_for_flat
 from .read_checks import (EMPTY_SILHOUETTE, FLAT_SILHOUETTE, HEAD_NOT_FLAT, crowded, lamp_in_face,
-                          not_dice_of_their_own, flat_needed, not_surely_flat, partial, silhouette_ratio)
+                          not_dice_of_their_own, flat_needed, not_surely_flat, partial, silhouette_ratio,
+                          stack_unsure)
 from .reading import Die, Pose, Reading
 
 
@@ -346,10 +347,14 @@ class DiceReader:
         the frame hardly differs from the empty table (less than EMPTY_SILHOUETTE of a die's outline) is not a
         die at all (printing on the felt read as pips, a glint on the dome): None, neither read nor counted (it
         made a throw void off the table, unseen seed 189; were a die ever lost so, the count voids the throw).
-        A die that may be tipped, the pose network unsure it is flat (`not_surely_flat`), is declined too."""
+        A die that may be tipped, the pose network unsure it is flat (`not_surely_flat`), is declined too, and so
+        is a die it names stacked unsurely whose silhouette is no stack's (`stack_unsure`)."""
         p_flat = None if f.pose_probs is None else float(f.pose_probs[0])
         if d.lie is Pose.TOUCHING and not_surely_flat(d.lie, p_flat, None):
             return self.not_flat_enough(d, None)
+        if d.lie is Pose.STACKED and f.pose_probs is not None \
+                and stack_unsure(float(f.pose_probs[2]), silhouette_ratio(d, ctx)):
+            return replace(d, lie=Pose.FLAT, sure=False, needs_flat=0.0)  # not known to be tipped; not read
         if d.lie is not Pose.FLAT:
             return d
         ratio = silhouette_ratio(d, ctx)

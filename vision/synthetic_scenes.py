@@ -3,7 +3,8 @@
 A `TableRig` is one table under one fixed camera (layout, camera pose, look, lamps); its empty frame
 calibrates the reader as on a real table. `random_rig(game, rng, split=...)` draws its look from the
 `tune` or the `unseen` looks (synthetic_looks). `random_scene` makes one throw's resting dice of a
-given kind (`valid`, `cocked` — tipped against something small or against a wall or the dome —,
+given kind (`valid`, `at_wall` — valid, one die lying flat against a wall or the dome —, `cocked` — tipped
+against something small or against a wall or the dome —,
 `stacked`, `overlapping`, `touching`, `off_table`, `not_past_middle`, `wall_bounce`); some throws put
 a die where a lamp is mirrored in its top face. `throw_track` gives the table positions of the dice
 in the frames before they stopped.
@@ -22,7 +23,8 @@ from .layouts import Layout, layout_for
 from .synthetic import Scene, SceneDie
 from .synthetic_looks import DieStyle, Look, random_look
 
-KINDS = ("valid", "cocked", "stacked", "overlapping", "touching", "off_table", "not_past_middle", "wall_bounce")
+KINDS = ("valid", "cocked", "stacked", "overlapping", "touching", "off_table", "not_past_middle", "wall_bounce",
+         "at_wall")
 DICE_PER_GAME = {"craps": 2, "banca-francesa": 3, "cussec": 3, "paikao": 4}
 
 
@@ -194,6 +196,24 @@ def wall_places(rig: TableRig) -> list:
     return places
 
 
+def flat_at_wall(rig: TableRig, rng: np.random.Generator) -> SceneDie:
+    """A die lying flat against a wall (or the dome's glass), as dice often rest after hitting it: half of the time
+    with a face flush against it, else turned any way with a corner or edge touching it."""
+    d = rig.layout.die_mm
+    walls = wall_places(rig)
+    (wx, wy), (nx, ny) = walls[int(rng.integers(0, len(walls)))](rng)
+    if rng.random() < 0.5:
+        yaw = math.atan2(-ny, -nx) + rng.uniform(-0.08, 0.08)
+    else:
+        yaw = rng.uniform(0, 2 * math.pi)
+    die = placed(0.0, 0.0, resting_rotation(int(rng.integers(1, 7)), yaw), rig.style, "flat", d)
+    # Its corner nearest the wall just off it (1 mm inside the dome: the glass curves in where a straight wall
+    # would not).
+    reach = float(max(-(c[0] * nx + c[1] * ny) for c in die.corners())) + (1.0 if rig.layout.dome else 0.3)
+    die.centre[0], die.centre[1] = wx + nx * reach, wy + ny * reach
+    return die
+
+
 def flat(rig: TableRig, x: float, y: float, rng: np.random.Generator, pose: str = "flat") -> SceneDie:
     return placed(x, y, resting_rotation(int(rng.integers(1, 7)), rng.uniform(0, 2 * math.pi)), rig.style, pose,
                   rig.layout.die_mm)
@@ -214,6 +234,12 @@ def random_scene(rig: TableRig, kind: str, rng: np.random.Generator,
         # 40 the top face and a side face are almost equally exposed, which no reader (or dealer) can rank.
         x, y = free_spots(rig, 1, rng)[0]
         die, _ = cocked_die(rig, x, y, rng, cocked_tilt)
+        spots = free_spots(rig, n, rng, taken=[(float(die.centre[0]), float(die.centre[1]))])
+        return [die] + [flat(rig, x, y, rng) for x, y in spots[1:]]
+    if kind == "at_wall":
+        # A valid throw, one die resting flat against a wall or the dome (no die tipped: the wall alone says nothing
+        # of a die's pose).
+        die = flat_at_wall(rig, rng)
         spots = free_spots(rig, n, rng, taken=[(float(die.centre[0]), float(die.centre[1]))])
         return [die] + [flat(rig, x, y, rng) for x, y in spots[1:]]
     spots = free_spots(rig, n, rng, taken=under_lamp(rig, rng))

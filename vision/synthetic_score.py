@@ -18,12 +18,12 @@ from .throw_judge import Verdict
 EXPECTED = {
     "craps": {"valid": "valid", "cocked": "valid", "off_table": "off_table", "stacked": "stacked",
               "overlapping": "valid", "touching": "valid", "not_past_middle": "not_past_middle",
-              "wall_bounce": "valid"},
+              "wall_bounce": "valid", "at_wall": "valid"},
     "banca-francesa": {"valid": "valid", "cocked": "cocked", "off_table": "off_table", "stacked": "stacked",
-                       "overlapping": "overlapping", "touching": "valid"},
+                       "overlapping": "overlapping", "touching": "valid", "at_wall": "valid"},
     "cussec": {"valid": "valid", "cocked": "cocked", "off_table": "off_table", "stacked": "stacked",
-               "overlapping": "overlapping", "touching": "valid"},
-    "paikao": {"valid": "valid", "overlapping": "overlapping", "off_table": "off_table"},
+               "overlapping": "overlapping", "touching": "valid", "at_wall": "valid"},
+    "paikao": {"valid": "valid", "overlapping": "overlapping", "off_table": "off_table", "at_wall": "valid"},
 }
 FLAT_TRUTH = ("flat", "touching", "off_table")
 NOT_FLAT = (Pose.COCKED, Pose.STACKED, Pose.OVERLAPPING)

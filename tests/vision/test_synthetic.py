@@ -81,6 +81,37 @@ def test_every_kind_of_scene_gives_its_truth():
     assert stacked[1].centre[2] > stacked[0].centre[2] + 0.9 * rig.layout.die_mm
 
 
+def gap_to_wall(die: SceneDie, layout) -> float:
+    """How far (mm) the die's nearest corner is from the wall or dome it rests against; negative when through it."""
+    xy = die.corners()[:, :2]
+    if layout.dome:
+        (cx, cy), r = layout.dome
+        return float(r - np.hypot(xy[:, 0] - cx, xy[:, 1] - cy).max())
+    w, h = layout.felt_mm
+    gaps = []
+    for a, b in layout.walls:
+        a, b = np.array(a), np.array(b)
+        n = np.array([b[1] - a[1], a[0] - b[0]]) / np.linalg.norm(b - a)
+        if n @ (np.array([w / 2, h / 2]) - a) < 0:
+            n = -n  # into the table
+        gaps.append(float(((xy - a) @ n).min()))
+    return min(gaps)
+
+
+@pytest.mark.parametrize("game", ["craps", "banca-francesa", "cussec", "paikao"])
+def test_a_die_at_a_wall_lies_flat_against_it(game):
+    """`at_wall`: a valid throw whose first die rests flat against a wall or the dome (issue 18: flat dice there
+    were seen as cocked by a pose network that had only seen tipped dice at walls)."""
+    rng = np.random.default_rng(4)
+    rig = random_rig(game, rng)
+    for _ in range(30):
+        dice = random_scene(rig, "at_wall", rng)
+        assert [d.pose for d in dice] == ["flat"] * len(dice)
+        assert dice[0].tilt_deg == pytest.approx(0.0, abs=1e-6)
+        assert 0.0 <= gap_to_wall(dice[0], rig.layout) <= 1.0
+        assert all(gap_to_wall(d, rig.layout) > 0.3 * rig.layout.die_mm for d in dice[1:])
+
+
 def test_wall_bounce_track_goes_to_the_far_wall_and_back():
     rng = np.random.default_rng(2)
     rig = random_rig("craps", rng)
