@@ -19,7 +19,7 @@ from .die_finder import Background, Foreground, find_foreground
 from .errors import ImageError
 from .face_classifier import DEFAULT_WEIGHTS, FaceClassifier
 from .face_crops import CROP_PX, crop, crop_matrix
-from .pose_net import DEFAULT_POSE_WEIGHTS, PoseNet, View
+from .pose_net import DEFAULT_POSE_WEIGHTS, POSES, PoseNet, View
 from .pip_reader import FACE_PX, SPAN, FaceRead, dominant_angle, read_face
 from .pose import PoseContext, assign_poses, settle_touching, too_close_for_flat
 from .read_checks import (EMPTY_SILHOUETTE, FLAT_SILHOUETTE, HEAD_NOT_FLAT, crowded, lamp_in_face,
@@ -353,7 +353,7 @@ class DiceReader:
         if d.lie is Pose.TOUCHING and not_surely_flat(d.lie, p_flat, None):
             return self.not_flat_enough(d, None)
         if d.lie is Pose.STACKED and f.pose_probs is not None \
-                and stack_unsure(float(f.pose_probs[2]), silhouette_ratio(d, ctx)):
+                and stack_unsure(float(f.pose_probs[POSES.index("stacked")]), silhouette_ratio(d, ctx)):
             return replace(d, lie=Pose.FLAT, sure=False, needs_flat=0.0)  # not known to be tipped; not read
         if d.lie is not Pose.FLAT:
             return d
