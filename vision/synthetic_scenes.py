@@ -155,10 +155,7 @@ def cocked_die(rig: TableRig, x: float, y: float, rng: np.random.Generator, tilt
         towards = math.atan2(-ny, -nx)  # tipped towards the wall it leans on
         yaw = towards + int(rng.integers(0, 4)) * math.pi / 2 + rng.uniform(-0.12, 0.12)
         rot = resting_rotation(top, yaw, tilt, towards)
-        die = placed(0.0, 0.0, rot, rig.style, "cocked", d)
-        reach = float(max(-(c[0] * nx + c[1] * ny) for c in die.corners()))
-        die.centre[0], die.centre[1] = wx + nx * reach, wy + ny * reach
-        return die, True
+        return against((wx, wy), (nx, ny), placed(0.0, 0.0, rot, rig.style, "cocked", d)), True
     yaw = rng.uniform(0, 2 * math.pi)
     rot = resting_rotation(top, yaw, tilt, yaw + int(rng.integers(0, 4)) * math.pi / 2)
     return placed(x, y, rot, rig.style, "cocked", d), False
@@ -209,8 +206,15 @@ def flat_at_wall(rig: TableRig, rng: np.random.Generator) -> SceneDie:
     die = placed(0.0, 0.0, resting_rotation(int(rng.integers(1, 7)), yaw), rig.style, "flat", d)
     # Its corner nearest the wall just off it (1 mm inside the dome: the glass curves in where a straight wall
     # would not).
-    reach = float(max(-(c[0] * nx + c[1] * ny) for c in die.corners())) + (1.0 if rig.layout.dome else 0.3)
-    die.centre[0], die.centre[1] = wx + nx * reach, wy + ny * reach
+    return against((wx, wy), (nx, ny), die, gap=1.0 if rig.layout.dome else 0.3)
+
+
+def against(point: tuple[float, float], normal: tuple[float, float], die: SceneDie, gap: float = 0.0) -> SceneDie:
+    """`die` (placed at the origin) moved so that its corner nearest the wall through `point` lies `gap` mm off it,
+    on the side `normal` (into the table) points to."""
+    nx, ny = normal
+    reach = float(max(-(c[0] * nx + c[1] * ny) for c in die.corners())) + gap
+    die.centre[0], die.centre[1] = point[0] + nx * reach, point[1] + ny * reach
     return die
 
 
