@@ -84,3 +84,31 @@ def test_random_dice_are_never_white_nor_of_the_felt_s_hue():
             assert 0.7 <= style.alpha <= 1.0 and 0.0 <= style.gloss <= 1.0
             hues.add(h // 30)
         assert len(hues) == 6  # every part of the colour wheel
+
+
+def test_random_felts_are_never_of_the_unseen_felts_families_nor_the_dice_s_hue():
+    """`--random-felt`: felts of any colour for training, but never blue, purple or grey (the unseen looks' felts,
+    vision/synthetic_looks.py FELTS), and never of the coloured dice's own hue (the die would vanish in it)."""
+    import cv2
+
+    from vision.synthetic_looks import DICE, FELTS
+    from vision.training.make_synthetic_set import UNSEEN_FELT_HUES, random_felt
+
+    def hsv(bgr):
+        return tuple(int(c) for c in cv2.cvtColor(np.uint8([[bgr]]), cv2.COLOR_BGR2HSV)[0, 0])
+
+    lo, hi = UNSEEN_FELT_HUES
+    for name, colour in FELTS["unseen"].items():  # the families the range keeps out
+        h, s, _ = hsv(colour)
+        assert s < 80 or lo + 20 <= h <= hi - 20, name
+    rng = np.random.default_rng(7)
+    for die in DICE["tune"].values():
+        die_h, die_s, _ = hsv(die.body)
+        hues = set()
+        for _ in range(200):
+            h, s, v = hsv(random_felt(rng, die.body))
+            assert not lo <= h <= hi and s >= 78 and 48 <= v <= 192, (die.name, h, s, v)
+            if die_s >= 60:
+                assert min(abs(h - die_h), 180 - abs(h - die_h)) >= 14, (die.name, h)
+            hues.add(h // 10)
+        assert len(hues) >= 8, die.name  # most of the wheel left (the tune felts: three hues)

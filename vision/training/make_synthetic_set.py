@@ -6,7 +6,8 @@ not labelled) and
 OUT/labels/NAME.die (the die edge in pixels from the calibration, as the reader will use, then the
 camera's nadir x, y and focal length in pixels: the pose network's `View`).
 The seeds used here (1000+) never overlap the evaluation seeds (0-99). Tables take only the `tune`
-looks (vision/synthetic_looks.py): the `unseen` looks are never rendered for training.
+looks (vision/synthetic_looks.py): the `unseen` looks are never rendered for training. `--random-dice` and
+`--random-felt` widen them with dice and felts of random colours, never of the unseen looks' families.
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--looks-with", default="", help="comma-separated names: only looks with one of them")
     ap.add_argument("--random-dice", type=float, default=0.0, help="share of rigs whose dice get a random colour "
                     "(`random_die_style`; never a white or ivory body, so white dice stay a family held out)")
+    ap.add_argument("--random-felt", type=float, default=0.0, help="share of rigs whose felt gets a random colour "
+                    "(`random_felt`: never of the unseen felts' families, blue, purple or grey, nor the dice's hue)")
     ap.add_argument("--dark-pips", type=float, default=0.0, help="share of the random dice with a light coloured "
                     "body and dark pips (the rest: light pips)")
     args = ap.parse_args(argv)
@@ -78,6 +81,9 @@ def main(argv: list[str] | None = None) -> int:
             if args.random_dice and rng.random() < args.random_dice:  # no draw when off: old sets stay as they were
                 dark = bool(args.dark_pips and rng.random() < args.dark_pips)  # no draw when off
                 rig = replace(rig, look=replace(rig.look, style=random_die_style(rng, rig.look.felt, dark)))
+            if args.random_felt and rng.random() < args.random_felt:  # no draw when off
+                rig = replace(rig, look=replace(rig.look, felt_name="random",
+                                                felt=random_felt(rng, rig.look.style.body)))
             empty, _ = render(rig.scene([], rng, clean=True), rng)
             cal = calibrate(empty, rig.layout, float(rig.camera.position[2]))
             rigs[game] = (rig, cal.die_px, View.of(cal, *empty.shape[1::-1]))
@@ -120,6 +126,24 @@ def random_die_style(rng: np.random.Generator, felt: tuple[int, int, int], dark_
     return DieStyle("random", tuple(int(v) for v in body), pips, alpha,
                     float(rng.uniform(0.0, 0.5)) if alpha < 0.95 else 0.0, float(rng.uniform(0.0, 0.2)),
                     float(rng.uniform(0.0, 1.0)))
+
+
+UNSEEN_FELT_HUES = (88, 162)  # OpenCV hues (0-180) of the unseen felts' families, blue (108) and purple (142), +-20
+
+
+def random_felt(rng: np.random.Generator, die_body: tuple[int, int, int]) -> tuple[int, int, int]:
+    """A felt of a random colour (BGR) for training only: any hue outside the unseen felts' families (blue and
+    purple, UNSEEN_FELT_HUES) and 15 away from the dice's own when they are coloured, saturated (>= 80 of 255: never
+    grey, the third unseen felt), mid dark. Real tables come in any colour; the unseen looks stay unseen."""
+    die_hsv = cv2.cvtColor(np.uint8([[die_body]]), cv2.COLOR_BGR2HSV)[0, 0]
+    lo, hi = UNSEEN_FELT_HUES
+    for _ in range(100):
+        hue = int(rng.integers(0, 180))
+        clash = die_hsv[1] >= 60 and min(abs(hue - int(die_hsv[0])), 180 - abs(hue - int(die_hsv[0]))) < 15
+        if not lo <= hue <= hi and not clash:
+            break
+    hsv = np.uint8([[[hue, rng.integers(80, 231), rng.integers(50, 191)]]])
+    return tuple(int(v) for v in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
 
 
 def look_names(look) -> set[str]:
