@@ -109,15 +109,32 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def hsv_of(bgr: tuple[int, int, int]) -> tuple[int, int, int]:
+    """One BGR colour as OpenCV's HSV (hue 0-180, saturation and value 0-255)."""
+    h, s, v = cv2.cvtColor(np.uint8([[bgr]]), cv2.COLOR_BGR2HSV)[0, 0]
+    return int(h), int(s), int(v)
+
+
+def hue_gap(a: int, b: int) -> int:
+    """How far apart two OpenCV hues are round the colour wheel (0-90)."""
+    return min(abs(a - b), 180 - abs(a - b))
+
+
+def random_hue(rng: np.random.Generator, wanted) -> int:
+    """A hue drawn until `wanted(hue)` holds (100 draws at most: the last one otherwise)."""
+    for _ in range(100):
+        hue = int(rng.integers(0, 180))
+        if wanted(hue):
+            break
+    return hue
+
+
 def random_die_style(rng: np.random.Generator, felt: tuple[int, int, int], dark_pips: bool = False) -> DieStyle:
     """A die of a random colour, hue unlike the felt's: a saturated or dark body with light pips, or (`dark_pips`)
     a light, still saturated body with dark pips; any opacity, pips showing through, rounding, gloss. Never a
     white or ivory body (saturation >= 90 of 255): white dice stay a family a network trained on these never saw."""
-    felt_hue = int(cv2.cvtColor(np.uint8([[felt]]), cv2.COLOR_BGR2HSV)[0, 0, 0])
-    for _ in range(100):
-        hue = int(rng.integers(0, 180))
-        if min(abs(hue - felt_hue), 180 - abs(hue - felt_hue)) >= 15:
-            break
+    felt_hue = hsv_of(felt)[0]
+    hue = random_hue(rng, lambda h: hue_gap(h, felt_hue) >= 15)
     saturation = rng.integers(90, 256)
     value = rng.integers(170, 256) if dark_pips else rng.integers(60, 230)
     body = cv2.cvtColor(np.uint8([[[hue, saturation, value]]]), cv2.COLOR_HSV2BGR)[0, 0]
@@ -135,13 +152,9 @@ def random_felt(rng: np.random.Generator, die_body: tuple[int, int, int]) -> tup
     """A felt of a random colour (BGR) for training only: any hue outside the unseen felts' families (blue and
     purple, UNSEEN_FELT_HUES) and 15 away from the dice's own when they are coloured, saturated (>= 80 of 255: never
     grey, the third unseen felt), mid dark. Real tables come in any colour; the unseen looks stay unseen."""
-    die_hsv = cv2.cvtColor(np.uint8([[die_body]]), cv2.COLOR_BGR2HSV)[0, 0]
+    die_hue, die_saturation, _ = hsv_of(die_body)
     lo, hi = UNSEEN_FELT_HUES
-    for _ in range(100):
-        hue = int(rng.integers(0, 180))
-        clash = die_hsv[1] >= 60 and min(abs(hue - int(die_hsv[0])), 180 - abs(hue - int(die_hsv[0]))) < 15
-        if not lo <= hue <= hi and not clash:
-            break
+    hue = random_hue(rng, lambda h: not lo <= h <= hi and not (die_saturation >= 60 and hue_gap(h, die_hue) < 15))
     hsv = np.uint8([[[hue, rng.integers(80, 231), rng.integers(50, 191)]]])
     return tuple(int(v) for v in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
 
