@@ -115,10 +115,18 @@ def touching_object(reading: Reading) -> tuple[Die, Blob] | None:
     explain (`object`: a chip stack, a hand), or beside something die-sized the reader kept aside (`unread`: a
     coin, a lighter, ash) within TOUCH_GAP. None when nothing touches a die."""
     for d in reading.dice:
-        for b in reading.blobs:
-            inside = abs(d.x - b.x) <= b.w / 2.0 and abs(d.y - b.y) <= b.h / 2.0
-            if (b.why == "object" and inside) or (b.why == "unread" and gap(b, d) <= TOUCH_GAP * reading.die_size_px):
-                return d, b
+        b = object_touched_by(reading, d)
+        if b is not None:
+            return d, b
+    return None
+
+
+def object_touched_by(reading: Reading, d: Die) -> Blob | None:
+    """What that is not a die the die `d` touches (`touching_object`), or None."""
+    for b in reading.blobs:
+        inside = abs(d.x - b.x) <= b.w / 2.0 and abs(d.y - b.y) <= b.h / 2.0
+        if (b.why == "object" and inside) or (b.why == "unread" and gap(b, d) <= TOUCH_GAP * reading.die_size_px):
+            return b
     return None
 
 
@@ -132,8 +140,13 @@ def judge(reading: Reading, rules: ThrowRules, calibration: Calibration | None =
             if not on_table(d, calibration, rules):
                 place = "outside the dome" if rules.in_dome else "off the felt"
                 return void(VoidReason.OFF_TABLE, f"{where(d)} is {place} ({rules.source})")
+    every_die_seen = bool(rules.n_dice) and len(dice) == rules.n_dice
     for d in dice:
         if d.lie is Pose.STACKED and rules.stacked_void:
+            if rules.foreign_object_void and every_die_seen and object_touched_by(reading, d) is not None:
+                # Every die of the throw is in view, so what this die seems to rest on is no die of it: the thing
+                # it touches. That is seen, the stack only inferred: judged below as a foreign object (IV.8(a)).
+                continue
             return void(VoidReason.STACKED, f"{where(d)} rests on another die")
     for d in dice:
         if d.lie is Pose.OVERLAPPING and rules.overlapping_void:

@@ -176,6 +176,23 @@ def test_banca_francesa_iv8a_a_die_in_one_silhouette_with_something_larger_voids
     assert v.valid and v.values == (5, 2)
 
 
+def test_banca_francesa_iv8a_a_die_taken_for_stacked_against_an_object_with_every_die_seen_touches_the_object():
+    """004 IV.8(a): with all three dice in view, a die the pose network names stacked can rest on no die of the
+    throw; when it touches something that is not a die (a chip against it), that is the void reason published.
+    With a die missing, the stack may be real (its lower die hidden): void `stacked`, as any stack; and in
+    craps, where a die against chips voids nothing, a stacked die is a stack."""
+    chips = Blob(130, 100, 80.0, 60.0, "object")
+    three = reading(die(5, 100, 100, Pose.STACKED), die(2, 200, 200), die(3, 300, 100), blobs=[chips])
+    v = judge(three, BANCA, table("banca-francesa"))
+    assert not v.valid and v.reason is VoidReason.FOREIGN_OBJECT and "IV.8(a)" in v.detail
+    two = reading(die(5, 100, 100, Pose.STACKED), die(3, 300, 100), blobs=[chips])
+    assert judge(two, BANCA, table("banca-francesa")).reason is VoidReason.STACKED
+    alone = reading(die(5, 100, 100, Pose.STACKED), die(2, 200, 200), die(3, 300, 100))
+    assert judge(alone, BANCA, table("banca-francesa")).reason is VoidReason.STACKED
+    craps = reading(die(5, 230, 100, Pose.STACKED), die(2, 300, 200), blobs=[Blob(260, 100, 80.0, 60.0, "object")])
+    assert judge(craps, CRAPS, table("craps")).reason is VoidReason.STACKED
+
+
 def test_banca_francesa_a_die_kept_aside_beside_another_is_the_wrong_count_not_a_foreign_object():
     kept_aside = Blob(119, 100, 19.0, 19.0, "unread")  # a die the reader could not take for one, against another
     v = judge(reading(die(5, 100, 100), die(3, 300, 100), blobs=[kept_aside]), BANCA, table("banca-francesa"))

@@ -86,6 +86,31 @@ def test_random_dice_are_never_white_nor_of_the_felt_s_hue():
         assert len(hues) == 6  # every part of the colour wheel
 
 
+def test_pale_dice_are_never_of_the_unseen_ivory_dice_s_tint():
+    """`--pale-dice`: opaque off-white dice with dark pips of any faint tint, but never the unseen ivory dice's
+    (vision/synthetic_looks.py DICE), so those stay a look no network was trained on."""
+    import cv2
+
+    from vision.synthetic_looks import DICE
+    from vision.training.make_synthetic_set import UNSEEN_PALE_HUES, random_die_style
+
+    def hsv(bgr):
+        return tuple(int(c) for c in cv2.cvtColor(np.uint8([[bgr]]), cv2.COLOR_BGR2HSV)[0, 0])
+
+    lo, hi = UNSEEN_PALE_HUES
+    ivory_h, ivory_s, _ = hsv(DICE["unseen"]["ivory"].body)
+    assert lo + 15 <= ivory_h <= hi - 15 and ivory_s > 20  # the range keeps the ivory family out
+    rng = np.random.default_rng(11)
+    hues = set()
+    for _ in range(300):
+        style = random_die_style(rng, (60, 110, 25), dark_pips=False, pale=True)
+        h, s, v = hsv(style.body)
+        assert (s <= 12 or not lo <= h <= hi) and s <= 72 and 198 <= v <= 251, (h, s, v)
+        assert max(style.pips) < 60 and style.alpha == 1.0 and style.ghost == 0.0, style
+        hues.add(h // 30)
+    assert len(hues) >= 5  # tints round the wheel, but for the ivory dice's
+
+
 def test_random_felts_are_never_of_the_unseen_felts_families_nor_the_dice_s_hue():
     """`--random-felt`: felts of any colour for training, but never blue, purple or grey (the unseen looks' felts,
     vision/synthetic_looks.py FELTS), and never of the coloured dice's own hue (the die would vanish in it)."""
@@ -112,3 +137,22 @@ def test_random_felts_are_never_of_the_unseen_felts_families_nor_the_dice_s_hue(
                 assert min(abs(h - die_h), 180 - abs(h - die_h)) >= 14, (die.name, h)
             hues.add(h // 10)
         assert len(hues) >= 8, die.name  # most of the wheel left (the tune felts: three hues)
+
+
+def test_averaging_two_networks_mixes_each_weight_and_refuses_networks_of_other_shapes():
+    """`average_networks.py` (WiSE-FT, vision/training/README.md): each weight (1 - alpha) * base + alpha *
+    tuned in the weights' own precision; a network with other weights, or an alpha outside 0-1, is refused."""
+    from vision.training.average_networks import average_weights
+
+    base = {"conv.weight": np.array([[1.0, -2.0]], np.float32), "conv.bias": np.array([0.5], np.float32)}
+    tuned = {"conv.weight": np.array([[3.0, 2.0]], np.float32), "conv.bias": np.array([-0.5], np.float32)}
+    mixed = average_weights(base, tuned, 0.75)
+    assert mixed["conv.weight"].dtype == np.float32
+    assert mixed["conv.weight"].tolist() == [[2.5, 1.0]] and mixed["conv.bias"].tolist() == [-0.25]
+    assert average_weights(base, tuned, 0.0)["conv.weight"].tolist() == base["conv.weight"].tolist()
+    with pytest.raises(ValueError, match="alpha 1.5"):
+        average_weights(base, tuned, 1.5)
+    with pytest.raises(ValueError, match="only in tuned"):
+        average_weights(base, {**tuned, "head.weight": np.zeros(1, np.float32)}, 0.5)
+    with pytest.raises(ValueError, match="conv.bias"):
+        average_weights(base, {**tuned, "conv.bias": np.zeros(2, np.float32)}, 0.5)

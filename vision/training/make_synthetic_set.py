@@ -6,8 +6,9 @@ not labelled) and
 OUT/labels/NAME.die (the die edge in pixels from the calibration, as the reader will use, then the
 camera's nadir x, y and focal length in pixels: the pose network's `View`).
 The seeds used here (1000+) never overlap the evaluation seeds (0-99). Tables take only the `tune`
-looks (vision/synthetic_looks.py): the `unseen` looks are never rendered for training. `--random-dice` and
-`--random-felt` widen them with dice and felts of random colours, never of the unseen looks' families.
+looks (vision/synthetic_looks.py): the `unseen` looks are never rendered for training. `--random-dice`
+(`--dark-pips`, `--pale-dice`) and `--random-felt` widen them with dice and felts of random colours, never of the
+unseen looks' families.
 """
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
                     "(`random_felt`: never of the unseen felts' families, blue, purple or grey, nor the dice's hue)")
     ap.add_argument("--dark-pips", type=float, default=0.0, help="share of the random dice with a light coloured "
                     "body and dark pips (the rest: light pips)")
+    ap.add_argument("--pale-dice", type=float, default=0.0, help="share of the random dice with a pale, faintly "
+                    "tinted body and dark pips (`random_die_style(pale=True)`: never of the unseen ivory dice's tint)")
     args = ap.parse_args(argv)
     without = {n for n in args.looks_without.split(",") if n}
     with_ = {n for n in args.looks_with.split(",") if n}
@@ -80,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
                 rig = replace(rig, look=replace(rig.look, under_lamp=args.under_lamp))
             if args.random_dice and rng.random() < args.random_dice:  # no draw when off: old sets stay as they were
                 dark = bool(args.dark_pips and rng.random() < args.dark_pips)  # no draw when off
-                rig = replace(rig, look=replace(rig.look, style=random_die_style(rng, rig.look.felt, dark)))
+                pale = bool(args.pale_dice and rng.random() < args.pale_dice)  # no draw when off
+                rig = replace(rig, look=replace(rig.look, style=random_die_style(rng, rig.look.felt, dark, pale)))
             if args.random_felt and rng.random() < args.random_felt:  # no draw when off
                 rig = replace(rig, look=replace(rig.look, felt_name="random",
                                                 felt=random_felt(rng, rig.look.style.body)))
@@ -129,10 +133,18 @@ def random_hue(rng: np.random.Generator, wanted) -> int:
     return hue
 
 
-def random_die_style(rng: np.random.Generator, felt: tuple[int, int, int], dark_pips: bool = False) -> DieStyle:
+UNSEEN_PALE_HUES = (6, 36)  # OpenCV hues of the unseen ivory dice's tint (21, vision/synthetic_looks.py DICE), +-15
+
+
+def random_die_style(rng: np.random.Generator, felt: tuple[int, int, int], dark_pips: bool = False,
+                     pale: bool = False) -> DieStyle:
     """A die of a random colour, hue unlike the felt's: a saturated or dark body with light pips, or (`dark_pips`)
     a light, still saturated body with dark pips; any opacity, pips showing through, rounding, gloss. Never a
-    white or ivory body (saturation >= 90 of 255): white dice stay a family a network trained on these never saw."""
+    white or ivory body (saturation >= 90 of 255): white dice stay a family a network trained on these never saw.
+    `pale`: an opaque, pale body (value 200-250), faintly tinted (saturation 0-70) with dark pips, as off-white dice
+    are; the tint never of the unseen ivory dice's family (UNSEEN_PALE_HUES), so those stay unseen."""
+    if pale:
+        return pale_die_style(rng)
     felt_hue = hsv_of(felt)[0]
     hue = random_hue(rng, lambda h: hue_gap(h, felt_hue) >= 15)
     saturation = rng.integers(90, 256)
@@ -142,6 +154,16 @@ def random_die_style(rng: np.random.Generator, felt: tuple[int, int, int], dark_
     alpha = float(rng.uniform(0.7, 1.0))
     return DieStyle("random", tuple(int(v) for v in body), pips, alpha,
                     float(rng.uniform(0.0, 0.5)) if alpha < 0.95 else 0.0, float(rng.uniform(0.0, 0.2)),
+                    float(rng.uniform(0.0, 1.0)))
+
+
+def pale_die_style(rng: np.random.Generator) -> DieStyle:
+    """An opaque off-white die with dark pips, of any tint but the unseen ivory dice's (`random_die_style`)."""
+    lo, hi = UNSEEN_PALE_HUES  # 2 hues more each side: a faint tint's hue moves on its way through BGR
+    hue = random_hue(rng, lambda h: not lo - 2 <= h <= hi + 2)
+    body = cv2.cvtColor(np.uint8([[[hue, rng.integers(0, 71), rng.integers(200, 251)]]]), cv2.COLOR_HSV2BGR)[0, 0]
+    pips = tuple(int(v) for v in rng.integers(0, 60, 3))
+    return DieStyle("pale", tuple(int(v) for v in body), pips, 1.0, 0.0, float(rng.uniform(0.0, 0.2)),
                     float(rng.uniform(0.0, 1.0)))
 
 

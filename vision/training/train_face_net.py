@@ -211,6 +211,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="the six convolutions' widths (the default: the committed network's)")
     ap.add_argument("--teacher", type=Path, help="an ONNX face network whose outputs the network learns to match too")
     ap.add_argument("--teacher-weight", type=float, default=1.0, help="weight of matching the teacher")
+    ap.add_argument("--teacher-photos", default="class,pose,offset",
+                    help="which of the teacher's outputs crops of the photos match (comma-separated: class, pose, "
+                    "offset; 'none'): a fine-tuned network kept where the committed one was on real dice")
+    ap.add_argument("--teacher-rendered", default="class,pose,offset",
+                    help="the same for crops of rendered frames ('pose': the pose head kept, the values learned)")
     ap.add_argument("--between", action="store_true",
                     help="with --teacher: also crops 0.22-0.6 die boxes off a die, matched to the teacher only")
     ap.add_argument("--tipped-weight", type=float, default=1.0,
@@ -242,7 +247,10 @@ def main(argv: list[str] | None = None) -> int:
         net = start_from(args.init, N_CLASSES + 2 + N_POSES, 3)
     else:
         net = FaceNet(channels=channels)
+    parts = {"photos": parts_of(ap, "--teacher-photos", args.teacher_photos),
+             "rendered": parts_of(ap, "--teacher-rendered", args.teacher_rendered)}
     teacher = Teacher(args.teacher) if args.teacher else None
+    photos = {id(s) for s in scenes}
     between = args.between and teacher is not None
     opt, sched, ce = training_setup(net, args.epochs * args.steps, args.lr)
     batch = 96
@@ -250,7 +258,11 @@ def main(argv: list[str] | None = None) -> int:
         net.train()
         t0, total, correct, seen = time.monotonic(), 0.0, 0, 0
         for _ in range(args.steps):
-            items = [sample(pick(), rng, rng.random() < 0.6, args.tipped_weight, between) for _ in range(batch)]
+            items, origins = [], []
+            for _ in range(batch):  # pick, then sample: the draws in the order they always were
+                scene = pick()
+                items.append(sample(scene, rng, rng.random() < 0.6, args.tipped_weight, between))
+                origins.append("photos" if id(scene) in photos else "rendered")
             x = to_tensor([i[0] for i in items])
             y = torch.tensor([i[1] for i in items])
             off = torch.tensor([[i[2], i[3]] for i in items], dtype=torch.float32)
@@ -262,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
                 loss = loss + 2.0 * nn.functional.smooth_l1_loss(out[pos, N_CLASSES:N_CLASSES + 2], off[pos], beta=0.1)
                 loss = loss + args.pose_weight * ce(out[pos, N_CLASSES + 2:], pose[pos])
             if teacher is not None:
-                loss = loss + args.teacher_weight * teacher.loss(x, out)
+                loss = loss + args.teacher_weight * teacher.loss(x, out, [parts[o] for o in origins])
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -275,6 +287,15 @@ def main(argv: list[str] | None = None) -> int:
         if (epoch + 1) % 10 == 0 or epoch + 1 == args.epochs:
             export(net, args.out)
     return 0
+
+
+def parts_of(ap: argparse.ArgumentParser, option: str, text: str) -> frozenset[str]:
+    """`--teacher-photos` / `--teacher-rendered`: the teacher's outputs to match, or 'none'."""
+    parts = frozenset() if text == "none" else frozenset(text.split(","))
+    if parts - set(Teacher.PARTS):
+        ap.error(f"{option}: {', '.join(sorted(parts - set(Teacher.PARTS)))} unknown; known: "
+                 f"{', '.join(Teacher.PARTS)} or none")
+    return parts
 
 
 def channels_of(ap: argparse.ArgumentParser, text: str) -> tuple[int, ...]:
@@ -293,6 +314,8 @@ class Teacher:
     KL divergence, the centre offset where the teacher finds a die) -- a smaller network learns the larger one's
     confidences, not only the labels, so the reader's thresholds keep their meaning."""
 
+    PARTS = ("class", "pose", "offset")
+
     def __init__(self, weights: Path) -> None:
         import onnxruntime as ort
 
@@ -301,14 +324,21 @@ class Teacher:
         self.session = ort.InferenceSession(str(weights), options, providers=["CPUExecutionProvider"])
         self.input = self.session.get_inputs()[0].name
 
-    def loss(self, x: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+    def loss(self, x: torch.Tensor, out: torch.Tensor, parts: list[frozenset[str]] | None = None) -> torch.Tensor:
+        """What matching the teacher costs; `parts`: per crop, which outputs to match (default: all)."""
         t = torch.from_numpy(self.session.run(None, {self.input: x.numpy()})[0])
-        kl = nn.functional.kl_div
-        loss = kl(nn.functional.log_softmax(out[:, :N_CLASSES], 1), nn.functional.softmax(t[:, :N_CLASSES], 1),
-                  reduction="batchmean")
-        loss = loss + kl(nn.functional.log_softmax(out[:, N_CLASSES + 2:], 1),
-                         nn.functional.softmax(t[:, N_CLASSES + 2:], 1), reduction="batchmean")
-        die = nn.functional.softmax(t[:, :N_CLASSES], 1)[:, 0] < 0.5
+        rows = {p: torch.ones(len(x), dtype=torch.bool) if parts is None else torch.tensor([p in q for q in parts])
+                for p in self.PARTS}
+
+        def kl(a: slice, m: torch.Tensor) -> torch.Tensor:  # batchmean over the whole batch, of the rows m
+            return nn.functional.kl_div(nn.functional.log_softmax(out[m, a], 1), nn.functional.softmax(t[m, a], 1),
+                                        reduction="sum") / len(x)
+
+        loss = out.new_zeros(())
+        for part, cols in (("class", slice(0, N_CLASSES)), ("pose", slice(N_CLASSES + 2, None))):
+            if rows[part].any():
+                loss = loss + kl(cols, rows[part])
+        die = (nn.functional.softmax(t[:, :N_CLASSES], 1)[:, 0] < 0.5) & rows["offset"]
         if die.any():
             loss = loss + nn.functional.smooth_l1_loss(out[die, N_CLASSES:N_CLASSES + 2],
                                                        t[die, N_CLASSES:N_CLASSES + 2], beta=0.1)
