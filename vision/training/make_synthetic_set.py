@@ -139,9 +139,9 @@ UNSEEN_PALE_HUES = (6, 36)  # OpenCV hues of the unseen ivory dice's tint (21, v
 def random_die_style(rng: np.random.Generator, felt: tuple[int, int, int], dark_pips: bool = False,
                      pale: bool = False) -> DieStyle:
     """A die of a random colour, hue unlike the felt's: a saturated or dark body with light pips, or (`dark_pips`)
-    a light, still saturated body with dark pips; any opacity, pips showing through, rounding, gloss. Never a
-    white or ivory body (saturation >= 90 of 255): white dice stay a family a network trained on these never saw.
-    `pale`: an opaque, pale body (value 200-250), faintly tinted (saturation 0-70) with dark pips, as off-white dice
+    a light, still saturated body with dark pips; any opacity, pips showing through, rounding, gloss: never a
+    white or ivory body (saturation >= 90 of 255), so white dice stay a family a network trained on these never saw.
+    `pale` instead: an opaque, pale body (value 200-250), faintly tinted (saturation 0-70) with dark pips, as off-white dice
     are; the tint never of the unseen ivory dice's family (UNSEEN_PALE_HUES), so those stay unseen."""
     if pale:
         return pale_die_style(rng)
