@@ -62,22 +62,27 @@ def test_a_rendered_family_is_judged_die_by_die(tmp_path, capsys):
     assert line.startswith(DEFAULT_POSE_WEIGHTS.name) and f"flat n={len(probs[0])}" in line
 
 
+def hsv(bgr) -> tuple[int, int, int]:
+    """One BGR colour as OpenCV's HSV, worked out here (not with the code under test's helper)."""
+    import cv2
+
+    return tuple(int(c) for c in cv2.cvtColor(np.uint8([[bgr]]), cv2.COLOR_BGR2HSV)[0, 0])
+
+
 def test_random_dice_are_never_white_nor_of_the_felt_s_hue():
     """`--random-dice`: dice of any colour with light pips, or (`--dark-pips`) a light coloured body with dark
     pips, but never a white or ivory body, so white dice stay a family a network trained on them never saw; a
     body of the felt's own hue would hide the die."""
-    import cv2
-
     from vision.training.make_synthetic_set import random_die_style
 
     rng = np.random.default_rng(5)
     felt = (60, 110, 25)  # the tune looks' green
-    felt_hue = int(cv2.cvtColor(np.uint8([[felt]]), cv2.COLOR_BGR2HSV)[0, 0, 0])
+    felt_hue = hsv(felt)[0]
     for dark in (False, True):
         hues = set()
         for _ in range(200):
             style = random_die_style(rng, felt, dark)
-            h, s, v = (int(c) for c in cv2.cvtColor(np.uint8([[style.body]]), cv2.COLOR_BGR2HSV)[0, 0])
+            h, s, v = hsv(style.body)
             assert (max(style.pips) < 60 and v >= 165) if dark else min(style.pips) >= 215, style
             assert s >= 80, style  # saturated: no white, ivory or grey body
             assert min(abs(h - felt_hue), 180 - abs(h - felt_hue)) >= 14, style
@@ -89,13 +94,8 @@ def test_random_dice_are_never_white_nor_of_the_felt_s_hue():
 def test_pale_dice_are_never_of_the_unseen_ivory_dice_s_tint():
     """`--pale-dice`: opaque off-white dice with dark pips of any faint tint, but never the unseen ivory dice's
     (vision/synthetic_looks.py DICE), so those stay a look no network was trained on."""
-    import cv2
-
     from vision.synthetic_looks import DICE
-    from vision.training.make_synthetic_set import UNSEEN_PALE_HUES, random_die_style
-
-    def hsv(bgr):
-        return tuple(int(c) for c in cv2.cvtColor(np.uint8([[bgr]]), cv2.COLOR_BGR2HSV)[0, 0])
+    from vision.training.make_synthetic_set import UNSEEN_PALE_HUES, pale_die_style
 
     lo, hi = UNSEEN_PALE_HUES
     ivory_h, ivory_s, _ = hsv(DICE["unseen"]["ivory"].body)
@@ -103,7 +103,7 @@ def test_pale_dice_are_never_of_the_unseen_ivory_dice_s_tint():
     rng = np.random.default_rng(11)
     hues = set()
     for _ in range(300):
-        style = random_die_style(rng, (60, 110, 25), dark_pips=False, pale=True)
+        style = pale_die_style(rng)
         h, s, v = hsv(style.body)
         assert (s <= 12 or not lo <= h <= hi) and s <= 72 and 198 <= v <= 251, (h, s, v)
         assert max(style.pips) < 60 and style.alpha == 1.0 and style.ghost == 0.0, style
@@ -114,13 +114,8 @@ def test_pale_dice_are_never_of_the_unseen_ivory_dice_s_tint():
 def test_random_felts_are_never_of_the_unseen_felts_families_nor_the_dice_s_hue():
     """`--random-felt`: felts of any colour for training, but never blue, purple or grey (the unseen looks' felts,
     vision/synthetic_looks.py FELTS), and never of the coloured dice's own hue (the die would vanish in it)."""
-    import cv2
-
     from vision.synthetic_looks import DICE, FELTS
     from vision.training.make_synthetic_set import UNSEEN_FELT_HUES, random_felt
-
-    def hsv(bgr):
-        return tuple(int(c) for c in cv2.cvtColor(np.uint8([[bgr]]), cv2.COLOR_BGR2HSV)[0, 0])
 
     lo, hi = UNSEEN_FELT_HUES
     for name, colour in FELTS["unseen"].items():  # the families the range keeps out

@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dark-pips", type=float, default=0.0, help="share of the random dice with a light coloured "
                     "body and dark pips (the rest: light pips)")
     ap.add_argument("--pale-dice", type=float, default=0.0, help="share of the random dice with a pale, faintly "
-                    "tinted body and dark pips (`random_die_style(pale=True)`: never of the unseen ivory dice's tint)")
+                    "tinted body and dark pips (`pale_die_style`: never of the unseen ivory dice's tint)")
     args = ap.parse_args(argv)
     without = {n for n in args.looks_without.split(",") if n}
     with_ = {n for n in args.looks_with.split(",") if n}
@@ -84,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
             if args.random_dice and rng.random() < args.random_dice:  # no draw when off: old sets stay as they were
                 dark = bool(args.dark_pips and rng.random() < args.dark_pips)  # no draw when off
                 pale = bool(args.pale_dice and rng.random() < args.pale_dice)  # no draw when off
-                rig = replace(rig, look=replace(rig.look, style=random_die_style(rng, rig.look.felt, dark, pale)))
+                style = pale_die_style(rng) if pale else random_die_style(rng, rig.look.felt, dark)
+                rig = replace(rig, look=replace(rig.look, style=style))
             if args.random_felt and rng.random() < args.random_felt:  # no draw when off
                 rig = replace(rig, look=replace(rig.look, felt_name="random",
                                                 felt=random_felt(rng, rig.look.style.body)))
@@ -119,6 +120,11 @@ def hsv_of(bgr: tuple[int, int, int]) -> tuple[int, int, int]:
     return int(h), int(s), int(v)
 
 
+def bgr_of(hue, saturation, value) -> tuple[int, int, int]:
+    """One OpenCV HSV colour as BGR (`hsv_of` the other way)."""
+    return tuple(int(c) for c in cv2.cvtColor(np.uint8([[[hue, saturation, value]]]), cv2.COLOR_HSV2BGR)[0, 0])
+
+
 def hue_gap(a: int, b: int) -> int:
     """How far apart two OpenCV hues are round the colour wheel (0-90)."""
     return min(abs(a - b), 180 - abs(a - b))
@@ -136,34 +142,31 @@ def random_hue(rng: np.random.Generator, wanted) -> int:
 UNSEEN_PALE_HUES = (6, 36)  # OpenCV hues of the unseen ivory dice's tint (21, vision/synthetic_looks.py DICE), +-15
 
 
-def random_die_style(rng: np.random.Generator, felt: tuple[int, int, int], dark_pips: bool = False,
-                     pale: bool = False) -> DieStyle:
+def random_die_style(rng: np.random.Generator, felt: tuple[int, int, int], dark_pips: bool = False) -> DieStyle:
     """A die of a random colour, hue unlike the felt's: a saturated or dark body with light pips, or (`dark_pips`)
-    a light, still saturated body with dark pips; any opacity, pips showing through, rounding, gloss: never a
-    white or ivory body (saturation >= 90 of 255), so white dice stay a family a network trained on these never saw.
-    `pale` instead: an opaque, pale body (value 200-250), faintly tinted (saturation 0-70) with dark pips, as off-white dice
-    are; the tint never of the unseen ivory dice's family (UNSEEN_PALE_HUES), so those stay unseen."""
-    if pale:
-        return pale_die_style(rng)
+    a light, still saturated body with dark pips; any opacity, pips showing through, rounding, gloss. Never a
+    white or ivory body (saturation >= 90 of 255): white dice stay a family a network trained on these never saw
+    (off-white dice: `pale_die_style`)."""
     felt_hue = hsv_of(felt)[0]
     hue = random_hue(rng, lambda h: hue_gap(h, felt_hue) >= 15)
     saturation = rng.integers(90, 256)
     value = rng.integers(170, 256) if dark_pips else rng.integers(60, 230)
-    body = cv2.cvtColor(np.uint8([[[hue, saturation, value]]]), cv2.COLOR_HSV2BGR)[0, 0]
+    body = bgr_of(hue, saturation, value)
     pips = tuple(int(v) for v in (rng.integers(0, 60, 3) if dark_pips else rng.integers(215, 256, 3)))
     alpha = float(rng.uniform(0.7, 1.0))
-    return DieStyle("random", tuple(int(v) for v in body), pips, alpha,
+    return DieStyle("random", body, pips, alpha,
                     float(rng.uniform(0.0, 0.5)) if alpha < 0.95 else 0.0, float(rng.uniform(0.0, 0.2)),
                     float(rng.uniform(0.0, 1.0)))
 
 
 def pale_die_style(rng: np.random.Generator) -> DieStyle:
-    """An opaque off-white die with dark pips, of any tint but the unseen ivory dice's (`random_die_style`)."""
+    """An opaque off-white die (value 200-250), faintly tinted (saturation 0-70), with dark pips, as real off-white
+    dice are: any tint but the unseen ivory dice's family (UNSEEN_PALE_HUES), so those stay unseen."""
     lo, hi = UNSEEN_PALE_HUES  # 2 hues more each side: a faint tint's hue moves on its way through BGR
     hue = random_hue(rng, lambda h: not lo - 2 <= h <= hi + 2)
-    body = cv2.cvtColor(np.uint8([[[hue, rng.integers(0, 71), rng.integers(200, 251)]]]), cv2.COLOR_HSV2BGR)[0, 0]
+    body = bgr_of(hue, rng.integers(0, 71), rng.integers(200, 251))
     pips = tuple(int(v) for v in rng.integers(0, 60, 3))
-    return DieStyle("pale", tuple(int(v) for v in body), pips, 1.0, 0.0, float(rng.uniform(0.0, 0.2)),
+    return DieStyle("pale", body, pips, 1.0, 0.0, float(rng.uniform(0.0, 0.2)),
                     float(rng.uniform(0.0, 1.0)))
 
 
@@ -177,8 +180,7 @@ def random_felt(rng: np.random.Generator, die_body: tuple[int, int, int]) -> tup
     die_hue, die_saturation, _ = hsv_of(die_body)
     lo, hi = UNSEEN_FELT_HUES
     hue = random_hue(rng, lambda h: not lo <= h <= hi and not (die_saturation >= 60 and hue_gap(h, die_hue) < 15))
-    hsv = np.uint8([[[hue, rng.integers(80, 231), rng.integers(50, 191)]]])
-    return tuple(int(v) for v in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
+    return bgr_of(hue, rng.integers(80, 231), rng.integers(50, 191))
 
 
 def look_names(look) -> set[str]:

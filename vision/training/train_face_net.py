@@ -324,11 +324,10 @@ class Teacher:
         self.session = ort.InferenceSession(str(weights), options, providers=["CPUExecutionProvider"])
         self.input = self.session.get_inputs()[0].name
 
-    def loss(self, x: torch.Tensor, out: torch.Tensor, parts: list[frozenset[str]] | None = None) -> torch.Tensor:
-        """What matching the teacher costs; `parts`: per crop, which outputs to match (default: all)."""
+    def loss(self, x: torch.Tensor, out: torch.Tensor, parts: list[frozenset[str]]) -> torch.Tensor:
+        """What matching the teacher costs; `parts`: per crop, which of its outputs to match (`PARTS`)."""
         t = torch.from_numpy(self.session.run(None, {self.input: x.numpy()})[0])
-        rows = {p: torch.ones(len(x), dtype=torch.bool) if parts is None else torch.tensor([p in q for q in parts])
-                for p in self.PARTS}
+        rows = {p: torch.tensor([p in q for q in parts]) for p in self.PARTS}
 
         def kl(a: slice, m: torch.Tensor) -> torch.Tensor:  # batchmean over the whole batch, of the rows m
             return nn.functional.kl_div(nn.functional.log_softmax(out[m, a], 1), nn.functional.softmax(t[m, a], 1),
