@@ -10,7 +10,7 @@ import pytest
 from vision.calibration import detect_markers
 from vision.die_geometry import FACE_NORMALS, resting_rotation
 from vision.synthetic import SceneDie, add_noise, render
-from vision.synthetic_scenes import KINDS, random_rig, random_scene, throw_track
+from vision.synthetic_scenes import KINDS, random_rig, random_scene, throw_track, tipped_to_nadir
 
 
 def test_opposite_faces_sum_to_seven():
@@ -110,6 +110,28 @@ def test_a_die_at_a_wall_lies_flat_against_it(game):
         assert dice[0].tilt_deg == pytest.approx(0.0, abs=1e-6)
         assert 0.0 <= gap_to_wall(dice[0], rig.layout) <= 1.0
         assert all(gap_to_wall(d, rig.layout) > 0.3 * rig.layout.die_mm for d in dice[1:])
+
+
+@pytest.mark.parametrize("game", ["craps", "banca-francesa", "cussec"])
+def test_a_die_tipped_to_the_nadir_turns_its_top_face_to_the_camera(game):
+    """`tipped_to_nadir`: a die on one edge whose top face looks at the camera to within the draw's spread (so it
+    shows no side face, as a flat die under the camera), tipped at least 8 degrees, resting on the felt."""
+    rng = np.random.default_rng(5)
+    rig = random_rig(game, rng)
+    w, h = rig.layout.felt_mm
+    camera = np.array(rig.camera.position, float)
+    for _ in range(30):
+        x, y = rng.uniform(0.1, 0.9) * w, rng.uniform(0.1, 0.9) * h
+        die = tipped_to_nadir(rig, x, y, rng)
+        assert die.pose == "cocked"
+        assert die.corners()[:, 2].min() == pytest.approx(0.0, abs=1e-9)
+        top = die.rotation @ np.array(FACE_NORMALS[die.top_value], float)
+        ray = camera - die.centre
+        off = math.degrees(math.acos(float(top @ ray) / np.linalg.norm(ray)))
+        view = math.degrees(math.atan2(math.hypot(x - camera[0], y - camera[1]), camera[2]))
+        assert die.tilt_deg >= 8.0 - 1e-6
+        # +-4 degrees of tilt and of direction: within 6 of the ray where the view angle is 8 or more
+        assert off <= (6.0 if view >= 12.0 else 8.0 + 12.0 - view)
 
 
 def test_wall_bounce_track_goes_to_the_far_wall_and_back():

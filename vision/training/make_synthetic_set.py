@@ -25,7 +25,7 @@ from vision.calibration import calibrate
 from vision.pose_net import View
 from vision.synthetic import render
 from vision.synthetic_looks import DICE, FELTS, RAILS, DieStyle
-from vision.synthetic_scenes import random_rig, random_scene
+from vision.synthetic_scenes import random_rig, random_scene, tipped_to_nadir
 
 KINDS = ("valid", "not_past_middle", "cocked", "cocked", "cocked", "touching", "touching", "overlapping", "overlapping",
          "stacked", "stacked", "stacked", "off_table", "at_wall")
@@ -56,6 +56,8 @@ def main(argv: list[str] | None = None) -> int:
                     "body and dark pips (the rest: light pips)")
     ap.add_argument("--pale-dice", type=float, default=0.0, help="share of the random dice with a pale, faintly "
                     "tinted body and dark pips (`pale_die_style`: never of the unseen ivory dice's tint)")
+    ap.add_argument("--nadir-cocked", type=float, default=0.0, help="share of frames that are a valid throw with "
+                    "one die tipped towards the camera's foot by about its view angle (`tipped_to_nadir`)")
     args = ap.parse_args(argv)
     without = {n for n in args.looks_without.split(",") if n}
     with_ = {n for n in args.looks_with.split(",") if n}
@@ -95,7 +97,12 @@ def main(argv: list[str] | None = None) -> int:
         rig, die_px, view = rigs[game]
         kinds = [k for k in KINDS if k in wanted and not (k == "stacked" and game == "paikao")
                  and not (k == "not_past_middle" and game != "craps")] or ["valid"]
-        dice = random_scene(rig, kinds[int(rng.integers(0, len(kinds)))], rng, (lo, hi))
+        if args.nadir_cocked and rng.random() < args.nadir_cocked:  # no draw when off: old sets stay as they were
+            dice = random_scene(rig, "valid", rng)
+            k = int(rng.integers(0, len(dice)))
+            dice[k] = tipped_to_nadir(rig, float(dice[k].centre[0]), float(dice[k].centre[1]), rng)
+        else:
+            dice = random_scene(rig, kinds[int(rng.integers(0, len(kinds)))], rng, (lo, hi))
         frame, truth = render(rig.scene(dice, rng), rng)
         h, w = frame.shape[:2]
         name = f"syn{args.seed}_{i:05d}"
