@@ -62,6 +62,19 @@ def test_a_rendered_family_is_judged_die_by_die(tmp_path, capsys):
     assert line.startswith(DEFAULT_POSE_WEIGHTS.name) and f"flat n={len(probs[0])}" in line
 
 
+def test_nadir_cocked_frames_are_valid_throws_with_one_die_labelled_cocked(tmp_path):
+    """`--nadir-cocked 1.0`: every frame a valid throw of the game's dice, one of them tipped towards the camera's
+    foot and labelled cocked (pose 1), the rest flat (pose 0)."""
+    out = tmp_path / "nadir"
+    assert make_synthetic_set.main(["--out", str(out), "--frames", "3", "--seed", "7300",
+                                    "--games", "banca-francesa", "--nadir-cocked", "1.0"]) == 0
+    labels = sorted((out / "labels").glob("*.txt"))
+    assert len(labels) == 3
+    for path in labels:
+        poses = sorted(int(line.split()[5]) for line in path.read_text().splitlines() if line.strip())
+        assert poses == [0, 0, 1], path.name
+
+
 def hsv(bgr) -> tuple[int, int, int]:
     """One BGR colour as OpenCV's HSV, worked out here (not with the code under test's helper)."""
     import cv2

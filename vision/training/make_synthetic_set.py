@@ -8,7 +8,8 @@ camera's nadir x, y and focal length in pixels: the pose network's `View`).
 The seeds used here (1000+) never overlap the evaluation seeds (0-99). Tables take only the `tune`
 looks (vision/synthetic_looks.py): the `unseen` looks are never rendered for training. `--random-dice`
 (`--dark-pips`, `--pale-dice`) and `--random-felt` widen them with dice and felts of random colours, never of the
-unseen looks' families.
+unseen looks' families. `--nadir-cocked` renders a share of the frames as a valid throw with one die tipped
+towards the camera's foot by about its view angle (`tipped_to_nadir`), the cocked die hardest to tell from flat.
 """
 
 from __future__ import annotations
