@@ -9,19 +9,21 @@ results, the verdict of each kind of throw with its reason). Tables take their l
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .at_rest import agree
 from .calibration import calibrate
 from .dice_reader import DiceReader
-from .reading import Reading
+from .reading import Pose, Reading
 from .synthetic import SceneDie, render
-from .synthetic_scenes import TableRig, random_rig, random_scene, throw_track
-from .synthetic_score import EXPECTED, SyntheticScore, add
+from .synthetic_scenes import TableRig, random_rig, random_scene, throw_track, tipped_to_nadir
+from .synthetic_score import EXPECTED, SyntheticScore, add, match
 from .throw_watch import locate
 from .throw_judge import judge, rules_for
 
-__all__ = ["EXPECTED", "SyntheticScore", "evaluate_synthetic", "track_readings"]
+__all__ = ["EXPECTED", "SyntheticScore", "TippedProbe", "evaluate_synthetic", "probe_tipped_to_nadir", "track_readings"]
 
 
 def track_readings(reader: DiceReader, rig: TableRig, dice: list[SceneDie], kind: str,
@@ -70,3 +72,53 @@ def evaluate_synthetic(n_throws: int, seed: int = 0, classifier="default", games
         if on_throw is not None:
             on_throw(i, game, kind, frame, truth, reading, verdict)
     return score
+
+
+@dataclass(slots=True)
+class TippedProbe:
+    """What `probe_tipped_to_nadir` counts."""
+
+    tipped: int = 0  # dice tipped towards the camera's foot
+    seen_flat: int = 0  # ... that the reader called flat (alone or touching)
+    read: int = 0  # ... and read with a value
+    voiding: int = 0  # throws of games whose rules void a cocked die (banca francesa, cussec)
+    published: int = 0  # ... judged valid all the same: a wrong result
+    flat: int = 0  # the flat dice of the same frames
+    flat_right: int = 0  # ... read with their value
+
+
+def probe_tipped_to_nadir(n_throws: int, seed: int, split: str = "unseen",
+                          games=("craps", "banca-francesa", "cussec"), throws_per_rig: int = 30) -> TippedProbe:
+    """Valid throws with one die tipped towards the camera's foot by about its view angle (`tipped_to_nadir`: it
+    shows no side face, as a flat die under the camera), read from one frame and judged: how often that die is
+    taken for flat and read, and how often a game that voids a cocked die publishes the throw valid. A new rig every
+    `throws_per_rig` throws per game, as `evaluate_synthetic`."""
+    rng = np.random.default_rng(seed)
+    out = TippedProbe()
+    rigs: dict[str, tuple[TableRig, DiceReader]] = {}
+    for i in range(n_throws):
+        game = games[i % len(games)]
+        if game not in rigs or i % throws_per_rig < len(games):
+            rig = random_rig(game, rng, split=split)
+            empty, _ = render(rig.scene([], rng, clean=True), rng)
+            rigs[game] = rig, DiceReader(calibrate(empty, rig.layout, float(rig.camera.position[2])), background=empty)
+        rig, reader = rigs[game]
+        dice = random_scene(rig, "valid", rng)
+        k = int(rng.integers(0, len(dice)))
+        dice[k] = tipped_to_nadir(rig, float(dice[k].centre[0]), float(dice[k].centre[1]), rng)
+        frame, truth = render(rig.scene(dice, rng), rng)
+        reading = reader.read(frame)
+        for t, d in match(reading, truth, reader.calibration.die_px):
+            if t.pose == "cocked":
+                out.tipped += 1
+                flat = d is not None and d.lie in (Pose.FLAT, Pose.TOUCHING)
+                out.seen_flat += flat
+                out.read += flat and d.is_read
+            else:
+                out.flat += 1
+                out.flat_right += d is not None and d.is_read and d.value == t.value
+        rules = rules_for(game)
+        if rules.cocked_void:
+            out.voiding += 1
+            out.published += judge(reading, rules, reader.calibration).valid
+    return out

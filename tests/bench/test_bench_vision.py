@@ -21,7 +21,7 @@ from vision.dataset import DEVELOPMENT, DICE_TOPDOWN_ERRATA, HELD_BACK, load_err
 from vision.dice_reader import DiceReader
 from vision.evaluation import evaluate
 from vision.synthetic import render
-from vision.synthetic_eval import evaluate_synthetic
+from vision.synthetic_eval import evaluate_synthetic, probe_tipped_to_nadir
 from vision.synthetic_scenes import random_rig, random_scene
 
 DATASET = Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "dice-topdown"
@@ -110,6 +110,23 @@ def test_bench_rendered_tables_unseen_looks_three_agreed_reads():
               f"{poses['cocked']['dice']}, stacked {poses['stacked']['recognised']:.2%} of {poses['stacked']['dice']}")
     print_reliability(three["reliability"])
     assert one["throws"] == three["throws"] == 600 and one["dice"] == three["dice"] > 0
+
+
+TIPPED_SEED = 379  # unseen looks, first used by this probe (2026-11-29, sixteenth session)
+
+
+def test_bench_dice_tipped_towards_the_camera_s_foot_unseen_looks():
+    """The cocked die likeliest to be taken for flat: tipped towards the point under the camera by about the angle it
+    is seen at, it shows no side face (vision.synthetic_scenes.tipped_to_nadir). One such die in each of 300 valid
+    throws (craps, banca francesa, cussec in turn), unseen looks, one frame; banca francesa and cussec void a cocked
+    die (Portugal 1995 IV.8 and VII.6: `ThrowRules.cocked_void`), so a throw of theirs judged valid is a wrong result."""
+    t0 = time.perf_counter()
+    p = probe_tipped_to_nadir(300, seed=TIPPED_SEED, split="unseen")
+    print(f"\ndice tipped towards the camera's foot, UNSEEN looks, seed {TIPPED_SEED}, 300 throws, one frame, "
+          f"{time.perf_counter() - t0:.0f} s: seen flat {p.seen_flat} of {p.tipped} ({p.seen_flat / p.tipped:.1%}), "
+          f"read {p.read}; banca francesa and cussec throws judged valid (wrong): {p.published} of {p.voiding}; "
+          f"the other dice (flat) read right {p.flat_right} of {p.flat} ({p.flat_right / p.flat:.1%})")
+    assert p.tipped == 300 and p.voiding == 200 and p.flat == 500
 
 
 def print_reliability(rows: list[dict]) -> None:

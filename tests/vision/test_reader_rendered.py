@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from vision.face_classifier import DEFAULT_WEIGHTS
-from vision.synthetic_eval import evaluate_synthetic
+from vision.synthetic_eval import evaluate_synthetic, probe_tipped_to_nadir
 
 
 @pytest.fixture(scope="module")
@@ -237,3 +237,11 @@ def test_dice_found_too_close_wait_for_the_fit_and_are_read_four_ways_round_once
         reader.read(frame)
         assert max(reads.values(), default=1) == 1, (k, reads)
     assert len(waited) >= 6 and sum(f.settled for f in waited) >= 4  # dice waited (12 here); the fit moved some (8)
+
+
+def test_the_probe_of_dice_tipped_to_the_camera_s_foot_counts_each_die_and_throw_once():
+    """`probe_tipped_to_nadir` (make bench's figure): one tipped die per throw, the rest flat, and the throws of the
+    games that void a cocked die (banca francesa, cussec) judged; what it counts stays within what it saw."""
+    p = probe_tipped_to_nadir(6, seed=5, split="tune")
+    assert p.tipped == 6 and p.voiding == 4 and p.flat == 2 * (1 + 2 + 2)
+    assert 0 <= p.read <= p.seen_flat <= p.tipped and 0 <= p.published <= p.voiding and 0 <= p.flat_right <= p.flat

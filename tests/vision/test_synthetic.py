@@ -130,7 +130,8 @@ def test_a_die_tipped_to_the_nadir_turns_its_top_face_to_the_camera(game):
         off = math.degrees(math.acos(float(top @ ray) / np.linalg.norm(ray)))
         view = math.degrees(math.atan2(math.hypot(x - camera[0], y - camera[1]), camera[2]))
         assert die.tilt_deg >= 8.0 - 1e-6
-        # +-4 degrees of tilt and of direction: within 6 of the ray where the view angle is 8 or more
+        # +-4 degrees of tilt and of direction: within 6 of the ray where the camera sees the die 12 degrees off its
+        # axis or more; nearer the axis the 8-degree floor tips the die past the ray (a die tipped away: 2x the view)
         assert off <= (6.0 if view >= 12.0 else 8.0 + 12.0 - view)
 
 
