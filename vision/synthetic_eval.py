@@ -26,6 +26,13 @@ from .throw_judge import judge, rules_for
 __all__ = ["EXPECTED", "SyntheticScore", "TippedProbe", "evaluate_synthetic", "probe_tipped_to_nadir", "track_readings"]
 
 
+def calibrated_reader(rig: TableRig, rng: np.random.Generator, classifier="default") -> DiceReader:
+    """The reader of a rig as the service builds it: calibrated on the rig's empty table, which it keeps."""
+    empty, _ = render(rig.scene([], rng, clean=True), rng)
+    return DiceReader(calibrate(empty, rig.layout, float(rig.camera.position[2])), classifier=classifier,
+                      background=empty)
+
+
 def track_readings(reader: DiceReader, rig: TableRig, dice: list[SceneDie], kind: str,
                    rng: np.random.Generator, frames: int = 12) -> list[Reading]:
     """Render and read the frames of the throw before the dice came to rest."""
@@ -54,9 +61,7 @@ def evaluate_synthetic(n_throws: int, seed: int = 0, classifier="default", games
         game = games[i % len(games)]
         if rig is None or rig.game != game or i % throws_per_rig < len(games):
             rig = random_rig(game, rng, split=split)
-            empty, _ = render(rig.scene([], rng, clean=True), rng)
-            reader = DiceReader(calibrate(empty, rig.layout, float(rig.camera.position[2])), classifier=classifier,
-                                background=empty)
+            reader = calibrated_reader(rig, rng, classifier)
         kinds = list(EXPECTED[game])
         kind = kinds[int(rng.integers(0, len(kinds)))]
         dice = random_scene(rig, kind, rng)
@@ -91,8 +96,8 @@ def probe_tipped_to_nadir(n_throws: int, seed: int, split: str = "unseen",
                           games=("craps", "banca-francesa", "cussec"), throws_per_rig: int = 30) -> TippedProbe:
     """Valid throws with one die tipped towards the camera's foot by about its view angle (`tipped_to_nadir`: it
     shows no side face, as a flat die under the camera), read from one frame and judged: how often that die is
-    taken for flat and read, and how often a game that voids a cocked die publishes the throw valid. A new rig every
-    `throws_per_rig` throws per game, as `evaluate_synthetic`."""
+    taken for flat and read, and how often a game that voids a cocked die publishes the throw valid. The games take
+    turns; each gets a new rig every `throws_per_rig` throws."""
     rng = np.random.default_rng(seed)
     out = TippedProbe()
     rigs: dict[str, tuple[TableRig, DiceReader]] = {}
@@ -100,8 +105,7 @@ def probe_tipped_to_nadir(n_throws: int, seed: int, split: str = "unseen",
         game = games[i % len(games)]
         if game not in rigs or i % throws_per_rig < len(games):
             rig = random_rig(game, rng, split=split)
-            empty, _ = render(rig.scene([], rng, clean=True), rng)
-            rigs[game] = rig, DiceReader(calibrate(empty, rig.layout, float(rig.camera.position[2])), background=empty)
+            rigs[game] = rig, calibrated_reader(rig, rng)
         rig, reader = rigs[game]
         dice = random_scene(rig, "valid", rng)
         k = int(rng.integers(0, len(dice)))
