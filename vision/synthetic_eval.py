@@ -18,7 +18,7 @@ from .calibration import calibrate
 from .dice_reader import DiceReader
 from .reading import Pose, Reading
 from .synthetic import SceneDie, render
-from .synthetic_scenes import TableRig, random_rig, random_scene, throw_track, tipped_to_nadir
+from .synthetic_scenes import TableRig, random_rig, random_scene, throw_track, valid_with_one_tipped_to_nadir
 from .synthetic_score import EXPECTED, SyntheticScore, add, match
 from .throw_watch import locate
 from .throw_judge import judge, rules_for
@@ -107,10 +107,7 @@ def probe_tipped_to_nadir(n_throws: int, seed: int, split: str = "unseen",
             rig = random_rig(game, rng, split=split)
             rigs[game] = rig, calibrated_reader(rig, rng)
         rig, reader = rigs[game]
-        dice = random_scene(rig, "valid", rng)
-        k = int(rng.integers(0, len(dice)))
-        dice[k] = tipped_to_nadir(rig, float(dice[k].centre[0]), float(dice[k].centre[1]), rng)
-        frame, truth = render(rig.scene(dice, rng), rng)
+        frame, truth = render(rig.scene(valid_with_one_tipped_to_nadir(rig, rng), rng), rng)
         reading = reader.read(frame)
         for t, d in match(reading, truth, reader.calibration.die_px):
             if t.pose == "cocked":

@@ -178,6 +178,15 @@ def tipped_to_nadir(rig: TableRig, x: float, y: float, rng: np.random.Generator,
     return placed(x, y, rot, rig.style, "cocked", rig.layout.die_mm)
 
 
+def valid_with_one_tipped_to_nadir(rig: TableRig, rng: np.random.Generator) -> list[SceneDie]:
+    """A valid throw's resting dice, one of them (drawn) put back where it lay but tipped towards the camera's foot
+    (`tipped_to_nadir`)."""
+    dice = random_scene(rig, "valid", rng)
+    k = int(rng.integers(0, len(dice)))
+    dice[k] = tipped_to_nadir(rig, float(dice[k].centre[0]), float(dice[k].centre[1]), rng)
+    return dice
+
+
 def wall_places(rig: TableRig) -> list:
     """For each wall a die can lean on: a function rng -> (a point of the wall, its normal into the table)."""
     d = rig.layout.die_mm

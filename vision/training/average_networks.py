@@ -4,7 +4,7 @@ A network fine-tuned on rendered tables gains on rendered dice it never saw and 
 photos). Averaging its weights with the network it was fine-tuned from keeps most of either (WiSE-FT: Wortsman
 et al., "Robust fine-tuning of zero-shot models", CVPR 2022): both lie in one basin, so the points between them
 are networks too. Training only (needs the `onnx` package, as the training scripts do); see
-vision/training/README.md for the committed face network made this way.
+vision/training/README.md for the face network made this way (measured, not adopted).
 
     python vision/training/average_networks.py BASE.onnx TUNED.onnx --alpha 0.7 --out OUT.onnx
 """

@@ -9,7 +9,8 @@ The seeds used here (1000+) never overlap the evaluation seeds (0-99). Tables ta
 looks (vision/synthetic_looks.py): the `unseen` looks are never rendered for training. `--random-dice`
 (`--dark-pips`, `--pale-dice`) and `--random-felt` widen them with dice and felts of random colours, never of the
 unseen looks' families. `--nadir-cocked` renders a share of the frames as a valid throw with one die tipped
-towards the camera's foot by about its view angle (`tipped_to_nadir`), the cocked die hardest to tell from flat.
+towards the camera's foot by about its view angle (`valid_with_one_tipped_to_nadir`), the cocked die hardest to
+tell from flat.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from vision.calibration import calibrate
 from vision.pose_net import View
 from vision.synthetic import render
 from vision.synthetic_looks import DICE, FELTS, RAILS, DieStyle
-from vision.synthetic_scenes import random_rig, random_scene, tipped_to_nadir
+from vision.synthetic_scenes import random_rig, random_scene, valid_with_one_tipped_to_nadir
 
 KINDS = ("valid", "not_past_middle", "cocked", "cocked", "cocked", "touching", "touching", "overlapping", "overlapping",
          "stacked", "stacked", "stacked", "off_table", "at_wall")
@@ -99,9 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         kinds = [k for k in KINDS if k in wanted and not (k == "stacked" and game == "paikao")
                  and not (k == "not_past_middle" and game != "craps")] or ["valid"]
         if args.nadir_cocked and rng.random() < args.nadir_cocked:  # no draw when off: old sets stay as they were
-            dice = random_scene(rig, "valid", rng)
-            k = int(rng.integers(0, len(dice)))
-            dice[k] = tipped_to_nadir(rig, float(dice[k].centre[0]), float(dice[k].centre[1]), rng)
+            dice = valid_with_one_tipped_to_nadir(rig, rng)
         else:
             dice = random_scene(rig, kinds[int(rng.integers(0, len(kinds)))], rng, (lo, hi))
         frame, truth = render(rig.scene(dice, rng), rng)
