@@ -9,11 +9,14 @@ Perspective: a die lying flat away from the point under the camera shows the sid
 towards that point, as a tipped die does. So the crop is turned to put "away from the camera's foot"
 upwards, and a fourth input plane carries how far off the camera's axis the die is (the tangent of
 the view angle): the network can then tell perspective from tipping.
+
+Colour: the network tells a tipped die by its shading as well as its shape, and a die of a colour it was
+taught less can fool it. A die it finds flat, but not surely, is looked at again with its hues turned
+(`with_hues_turned`), and the less flat of the two answers is kept: a second look can only doubt more.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
 from pathlib import Path
