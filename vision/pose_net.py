@@ -74,8 +74,8 @@ def to_blob(crops: np.ndarray, tans) -> np.ndarray:
 # A die found flat less surely than this, but surely enough to be read (FLAT_ALONE of read_checks), is looked at again
 # with its hues turned by thirds, and its pose taken from the three crops' mean when that finds it less flat. Chosen on
 # tune looks only (probes of dice tipped towards the camera's foot, tune seeds 9820-9822, 9822 with dice and felts of
-# random colours; docs/vision.md, seventeenth session): every such die read had P(flat) under 0.96 there; at 0.98 a
-# quarter of the flat dice read are looked at again, two crops more each (0.35 ms).
+# random colours; docs/vision.md, seventeenth session): every such die read had P(flat) under 0.96 there; at 0.98 over
+# a third of the flat dice read there (459 of 1,229) are looked at again, two crops more each (0.35 ms).
 DOUBTFUL_FLAT = (0.75, 0.98)
 CHANNEL_ORDERS = ((0, 1, 2), (1, 2, 0), (2, 0, 1))  # BGR first: the crop as it is; then its hues turned by thirds
 
@@ -118,7 +118,8 @@ class PoseNet:
         CHANNEL_ORDERS (its hues turned by a third and two thirds of the colour circle). The network tells a tipped
         die by its shading as well as its shape, and some colours fool it: on the tune looks' probes, dice of
         random colours tipped towards the camera's foot were taken for flat three times as often as the looks'
-        own dice (29 of 300 against 10 and 8); the same crops in other colours mostly were not."""
+        own dice (29 of 300 against 10 and 8); with their hues turned, 5 of the 7 of them read were found less flat
+        and declined (tune seed 9822)."""
         orders = CHANNEL_ORDERS[1:]
         turned = np.concatenate([crops[..., list(order)] for order in orders])
         p = self.probabilities(turned, np.tile(tans, len(orders))).reshape(len(orders), len(crops), -1)
