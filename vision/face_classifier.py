@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .onnx_net import OnnxNet
+from .onnx_net import OnnxNet, softmax
 
 DEFAULT_WEIGHTS = Path(__file__).resolve().parent / "weights" / "face_net.onnx"
 N_CLASSES = 7  # 0 = no die centred in the crop, 1-6 = the top face
@@ -39,9 +39,3 @@ class FaceClassifier:
         out = self.net.forward(blob)
         poses = softmax(out[:, N_CLASSES + 2:N_CLASSES + 2 + len(POSES)]) if out.shape[1] > N_CLASSES + 2 else None
         return FaceScores(softmax(out[:, :N_CLASSES]), out[:, N_CLASSES:N_CLASSES + 2].copy(), poses)
-
-
-def softmax(logits: np.ndarray) -> np.ndarray:
-    e = np.exp(logits - logits.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
-

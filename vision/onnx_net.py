@@ -81,3 +81,9 @@ def pinned_sha256(weights: Path) -> str | None:
         if name == weights.name:
             return digest
     raise VisionError(f"{weights.name} is not in the networks' manifest {MANIFEST}")
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Each row's logits -> probabilities (the networks' heads end in logits)."""
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)

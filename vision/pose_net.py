@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .onnx_net import OnnxNet
+from .onnx_net import OnnxNet, softmax
 from .face_crops import crop
 
 DEFAULT_POSE_WEIGHTS = Path(__file__).resolve().parent / "weights" / "pose_net.onnx"
@@ -109,9 +109,7 @@ class PoseNet:
         return probs
 
     def probabilities(self, crops: np.ndarray, tans: np.ndarray) -> np.ndarray:
-        logits = self.net.forward(to_blob(crops, tans))
-        e = np.exp(logits - logits.max(axis=1, keepdims=True))
-        return e / e.sum(axis=1, keepdims=True)
+        return softmax(self.net.forward(to_blob(crops, tans)))
 
     def with_hues_turned(self, crops: np.ndarray, tans: np.ndarray, probs: np.ndarray) -> np.ndarray:
         """The mean pose probabilities of each crop as it is (`probs`) and with its colour channels taken in the
