@@ -73,7 +73,8 @@ class SyntheticScore:
     valid_when_void: int = 0  # valid verdicts published for a throw the rules void
     verdicts: Counter = field(default_factory=Counter)  # (game, kind, said) -> count
     conditions: dict = field(default_factory=dict)  # condition name -> Tally
-    poses: Counter = field(default_factory=Counter)  # (truth pose, "named" | "not flat" | "flat" | "missed")
+    # (truth pose, "named" | "not flat" | "flat" | "missed"), and (truth pose, "read") for those given a value
+    poses: Counter = field(default_factory=Counter)
     confidences: list = field(default_factory=list)  # (confidence, right) of every die read (a value published)
     failures: list = field(default_factory=list)
 
@@ -110,15 +111,20 @@ class SyntheticScore:
         return out
 
     def pose_rates(self) -> dict[str, dict]:
-        """Dice truly cocked or stacked (upper die): the share the reader saw as not lying flat, and the
-        share it named with their own pose."""
+        """Dice truly cocked or stacked (upper die), two ways: `recognised`, the share the reader named as not
+        lying flat (`named`: with their own pose); `never_read_flat`, the share it gave no value as a die lying flat
+        (named tipped, or seen flat and declined: issue 18's "recognised as such (never read flat)"). `seen_flat`
+        counts the dice it took for flat, read or declined; `read_flat` those of them it read with a value.
+        (Before 2026-11-29 the bench printed `seen_flat` under the name "read flat".)"""
         out = {}
         for pose in ("cocked", "stacked"):
-            n = sum(v for (p, _), v in self.poses.items() if p == pose)
+            n = sum(v for (p, seen), v in self.poses.items() if p == pose and seen != "read")
             named = self.poses[(pose, "named")]
             not_flat = named + self.poses[(pose, "not flat")]
+            read = self.poses[(pose, "read")]
             out[pose] = {"dice": n, "recognised": round(not_flat / max(n, 1), 4),
-                         "named": round(named / max(n, 1), 4), "read_flat": self.poses[(pose, "flat")],
+                         "named": round(named / max(n, 1), 4), "seen_flat": self.poses[(pose, "flat")],
+                         "read_flat": read, "never_read_flat": round(1 - read / max(n, 1), 4),
                          "missed": self.poses[(pose, "missed")]}
         return out
 
@@ -206,6 +212,8 @@ def add(score: SyntheticScore, game: str, kind: str, truth: list[TruthDie], read
             seen = "missed" if d is None else "named" if d.lie.value == t.pose else (
                 "not flat" if d.lie in NOT_FLAT else "flat")
             score.poses[(t.pose, seen)] += 1
+            if d is not None and d.is_read:  # given a value: read as a die lying flat, what the issue forbids
+                score.poses[(t.pose, "read")] += 1
         if d is not None and d.is_read:
             score.confidences.append((d.confidence, d.value == t.value))
         if d is None:

@@ -73,8 +73,7 @@ def test_bench_rendered_tables_unseen_looks():
     print(f"wrong published results: {doc['wrong_results']} of {doc['valid_verdicts']} valid verdicts "
           f"({doc['wrong_values']} with wrong values, {doc['valid_when_void']} valid where the rules void)")
     for pose, row in doc["poses"].items():
-        print(f"{pose} dice recognised (not read flat): {row['recognised']:.2%} of {row['dice']} "
-              f"(named {pose}: {row['named']:.2%}; read flat: {row['read_flat']}; missed: {row['missed']})")
+        print(f"{pose} dice: {pose_line(row, pose)}")
     print(f"{'condition':<34}{'dice':>6}{'right':>9}{'misread':>9}{'declined':>9}{'missed':>8}")
     for name, row in doc["conditions"].items():
         print(f"{name:<34}{row['dice']:>6}{row['right']:>9.2%}{row['misread']:>9.2%}{row['declined']:>9.2%}"
@@ -106,8 +105,9 @@ def test_bench_rendered_tables_unseen_looks_three_agreed_reads():
         poses = doc["poses"]
         print(f"  {name:<13} flat right {doc['flat_accuracy']:.2%} of {doc['flat_dice']}; confident misreads "
               f"{doc['confident_misreads']}; wrong published results {doc['wrong_results']} of "
-              f"{doc['valid_verdicts']} valid verdicts; cocked recognised {poses['cocked']['recognised']:.2%} of "
-              f"{poses['cocked']['dice']}, stacked {poses['stacked']['recognised']:.2%} of {poses['stacked']['dice']}")
+              f"{doc['valid_verdicts']} valid verdicts")
+        for pose in ("cocked", "stacked"):
+            print(f"    {pose}: {pose_line(poses[pose], pose)}")
     print_reliability(three["reliability"])
     assert one["throws"] == three["throws"] == 600 and one["dice"] == three["dice"] > 0
 
@@ -127,6 +127,14 @@ def test_bench_dice_tipped_towards_the_camera_s_foot_unseen_looks():
           f"read {p.read}; banca francesa and cussec throws judged valid (wrong): {p.published} of {p.voiding}; "
           f"the other dice (flat) read right {p.flat_right} of {p.flat} ({p.flat_right / p.flat:.1%})")
     assert p.tipped == 300 and p.voiding == 200 and p.flat == 500
+
+
+def pose_line(row: dict, pose: str) -> str:
+    """Issue 18's "recognised as such (never read flat)", both ways: named as not lying flat, and given no value as
+    a flat die (a die seen flat but declined is the second, not the first)."""
+    return (f"recognised (named not flat) {row['recognised']:.2%} of {row['dice']} (named {pose}: {row['named']:.2%}); "
+            f"never read flat {row['never_read_flat']:.2%} (seen flat {row['seen_flat']}, of them read with a value "
+            f"{row['read_flat']}; missed {row['missed']})")
 
 
 def print_reliability(rows: list[dict]) -> None:

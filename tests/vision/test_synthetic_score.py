@@ -43,3 +43,21 @@ def test_a_cocked_die_is_matched_where_the_reader_centres_it_on_its_face_and_rai
     # Beyond its reach a die is still not that die: a die a whole edge away is another.
     other = Die(4, 600.0 + 1.0 * DIE_PX, 400.0, DIE_PX, DIE_PX, 0.99)
     assert match(reading(other), [cocked], DIE_PX) == [(cocked, None)]
+
+
+def test_a_tipped_die_seen_flat_is_never_read_flat_while_it_is_declined_and_read_flat_once_given_a_value():
+    """Issue 18: a cocked die or a stacked pair "must be recognised as such (never read flat)". The score keeps both
+    readings apart: `recognised` (named as not lying flat) and `never_read_flat` (given no value as a flat die). A
+    stacked die seen flat and declined is not recognised but not read flat either; one given a value is read flat."""
+    stacked = truth("stacked", 0.0)
+    declined = Die(4, 600.0, 400.0, DIE_PX, DIE_PX, 0.97, Pose.FLAT, False, needs_flat=0.75)
+    read = Die(4, 600.0, 400.0, DIE_PX, DIE_PX, 0.99, Pose.FLAT, True)
+    named = Die(None, 600.0, 400.0, DIE_PX, DIE_PX, 0.5, Pose.STACKED, False)
+    score = SyntheticScore()
+    for die in (declined, read, named, None):
+        add(score, "cussec", "stacked", [stacked], reading(*([die] if die else [])),
+            void(VoidReason.STACKED, "a stacked die"), DIE_PX)
+    rates = score.pose_rates()["stacked"]
+    assert rates == {"dice": 4, "recognised": 0.25, "named": 0.25, "seen_flat": 2, "read_flat": 1,
+                     "never_read_flat": 0.75, "missed": 1}
+    assert score.pose_rates()["cocked"]["dice"] == 0
