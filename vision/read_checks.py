@@ -33,6 +33,11 @@ LAMP_BLOB = 2.5  # light pips: a bright spot this many times the face's other br
 MIDDLE_AREA = (0.7, 1.4)
 MIDDLE_PEAK = (0.9, 1.12)
 MIDDLE_ELONGATION = 0.25
+# Dark pips, a face read 2 or 4: the lightness of its middle varies less than this (standard deviation over the
+# face's contrast) unless a lamp hides a middle pip there. Tune looks, seeds 33-34 and 9970-9971 (a die under a lamp
+# in every throw but 9971), dice read 2 or 4 right: 0.005 at the median, 4 of 534 with no lamp in the face at 0.025
+# or more; 3s and 5s read 2 or 4 under a lamp: 35 of 49 over it, the 4 read at P >= 0.9 among them (0.037-0.049).
+MIDDLE_PLAIN = 0.025
 
 
 def crowded(die: Die, dice: list[Die], die_px: float) -> bool:
@@ -94,8 +99,10 @@ def lamp_in_face(frame: np.ndarray, die: Die, die_px: float) -> bool:
     value is not trusted then (tune looks, seeds 31-32: 5 of the 6 light-pipped dice read wrong showed one).
     A lamp image the size of a pip is told from a pip only in the middle of a face read 3 or 5, by its
     corner pips (`middle_unlike_corners`); elsewhere it is not. Dark pips on a light face are left to the
-    confidence floor (a lamp over a dark pip greys it: the classifier is unsure); a lamp that hides a dark pip
-    outright is not seen (tune looks, seeds 33-34: 4 white dice read a pip or more short at P 0.97-0.99).
+    confidence floor (a lamp over a dark pip greys it: the classifier is unsure), but for a lamp over the middle
+    pip of a 3 or a 5: it hides the pip outright and the face reads 2 or 4 at P 0.97-0.99, so a face read 2 or 4
+    must have a plain middle (`middle_plain`). A lamp over another dark pip is not seen (tune looks, seeds 33-34:
+    4 white dice read a pip or more short).
     Looks at the face turned square, in the classical reader's patch (pip_reader): a spot is brighter than
     half-way from the face colour (the middle's median) to the face's brightest 2 %."""
     if not die.outline:
@@ -108,8 +115,8 @@ def lamp_in_face(frame: np.ndarray, die: Die, die_px: float) -> bool:
     colour = quantile(np.sort(lum[c - r:c + r, c - r:c + r], axis=None), 0.5)
     face = np.sort(lum[c - h:c + h, c - h:c + h], axis=None)
     low, high = quantile(face, 0.02), quantile(face, 0.98)
-    if colour - low > high - colour:
-        return False  # dark pips on a light face
+    if colour - low > high - colour:  # dark pips on a light face
+        return die.value in (2, 4) and not middle_plain(lum, colour, low)
     bright = (lum > colour + 0.5 * (high - colour)).astype(np.uint8)
     _, labels, stats, centres = cv2.connectedComponentsWithStats(bright, connectivity=8)
     # A spot on the face: its middle in the face's middle square, and not reaching beyond the face (printing
@@ -124,6 +131,19 @@ def lamp_in_face(frame: np.ndarray, die: Die, die_px: float) -> bool:
         return True
     return die.value in (3, 5) and middle_unlike_corners(lum - colour, Spots(labels, stats, centres, inside), c,
                                                          0.15 * unit)
+
+
+_C = FACE_PX // 2
+_YY, _XX = np.mgrid[:FACE_PX, :FACE_PX]
+MIDDLE = (_XX - _C) ** 2 + (_YY - _C) ** 2 <= (0.14 * FACE_PX / SPAN) ** 2  # a middle pip's place in the face patch
+
+
+def middle_plain(lum: np.ndarray, colour: float, low: float) -> bool:
+    """A face patch (`lum`: lamp_in_face's blurred lightness of the face turned square) whose middle is plain face,
+    as a 2's or a 4's is: its lightness there varies less than MIDDLE_PLAIN of the face's contrast (`colour`, the
+    face, over `low`, its dark pips). A lamp mirrored over a 3's or a 5's middle pip hides the pip but not all of
+    it: the pip's rim and the lamp's own image make the middle uneven."""
+    return float(lum[MIDDLE].std()) < MIDDLE_PLAIN * max(1.0, colour - low)
 
 
 @dataclass(frozen=True, slots=True)
