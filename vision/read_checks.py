@@ -100,7 +100,7 @@ def lamp_in_face(frame: np.ndarray, die: Die, die_px: float) -> bool:
     A lamp image the size of a pip is told from a pip only in the middle of a face read 3 or 5, by its
     corner pips (`middle_unlike_corners`); elsewhere it is not. Dark pips on a light face are left to the
     confidence floor (a lamp over a dark pip greys it: the classifier is unsure), but for a lamp over the middle
-    pip of a 3 or a 5: it hides the pip outright and the face reads 2 or 4 at P 0.97-0.99, so a face read 2 or 4
+    pip of a 3 or a 5: it hides the pip outright and the face reads 2 or 4 at P up to 0.98, so a face read 2 or 4
     must have a plain middle (`middle_plain`). A lamp over another dark pip is not seen (tune looks, seeds 33-34:
     4 white dice read a pip or more short).
     Looks at the face turned square, in the classical reader's patch (pip_reader): a spot is brighter than
