@@ -140,11 +140,9 @@ class SilhouetteFitter:
             return
         corners = corners_of(new, self.die, self._turned)
         quarter = np.round((pixels_of(self.camera, corners) - self.origin) * 4).astype(np.int32)
-        if self.top_seen is None:
-            self._outlines.update((pose, (cv2.convexHull(q), None)) for pose, q in zip(new, quarter))
-        else:
-            self._outlines.update((pose, (cv2.convexHull(q), cv2.convexHull(q[TOP_CORNERS])))
-                                  for pose, q in zip(new, quarter))
+        for pose, q in zip(new, quarter):
+            top = None if self.top_seen is None else cv2.convexHull(q[TOP_CORNERS])
+            self._outlines[pose] = (cv2.convexHull(q), top)
 
     def iou(self, poses: tuple[DiePose, ...]) -> float:
         """Intersection over union of the poses' outlines with the silhouette, less a penalty for

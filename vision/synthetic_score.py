@@ -73,8 +73,8 @@ class SyntheticScore:
     valid_when_void: int = 0  # valid verdicts published for a throw the rules void
     verdicts: Counter = field(default_factory=Counter)  # (game, kind, said) -> count
     conditions: dict = field(default_factory=dict)  # condition name -> Tally
-    # (truth pose, "named" | "not flat" | "flat" | "missed"), and (truth pose, "read") for those given a value
-    poses: Counter = field(default_factory=Counter)
+    poses: Counter = field(default_factory=Counter)  # (truth pose, "named" | "not flat" | "flat" | "missed")
+    read_tipped: Counter = field(default_factory=Counter)  # truth pose -> its dice given a value (read as flat)
     confidences: list = field(default_factory=list)  # (confidence, right) of every die read (a value published)
     failures: list = field(default_factory=list)
 
@@ -118,10 +118,10 @@ class SyntheticScore:
         (Before 2026-11-29 the bench printed `seen_flat` under the name "read flat".)"""
         out = {}
         for pose in ("cocked", "stacked"):
-            n = sum(v for (p, seen), v in self.poses.items() if p == pose and seen != "read")
+            n = sum(v for (p, _), v in self.poses.items() if p == pose)
             named = self.poses[(pose, "named")]
             not_flat = named + self.poses[(pose, "not flat")]
-            read = self.poses[(pose, "read")]
+            read = self.read_tipped[pose]
             out[pose] = {"dice": n, "recognised": round(not_flat / max(n, 1), 4),
                          "named": round(named / max(n, 1), 4), "seen_flat": self.poses[(pose, "flat")],
                          "read_flat": read, "never_read_flat": round(1 - read / max(n, 1), 4),
@@ -213,7 +213,7 @@ def add(score: SyntheticScore, game: str, kind: str, truth: list[TruthDie], read
                 "not flat" if d.lie in NOT_FLAT else "flat")
             score.poses[(t.pose, seen)] += 1
             if d is not None and d.is_read:  # given a value: read as a die lying flat, what the issue forbids
-                score.poses[(t.pose, "read")] += 1
+                score.read_tipped[t.pose] += 1
         if d is not None and d.is_read:
             score.confidences.append((d.confidence, d.value == t.value))
         if d is None:
