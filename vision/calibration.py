@@ -199,7 +199,7 @@ def calibrate(image: np.ndarray, layout: Layout, camera_height_mm: float | None 
     seen = detect_sightings(image, set(layout.markers))
     found, notes = fitting_sightings(layout, seen)
     read_twice = tuple(sorted(m for m, places in seen.items() if m in layout.markers and len(places) > 1))
-    recovered, why = recover(image, layout, found)
+    recovered, searched, why = recover(image, layout, found)
     found.update(recovered)
     missing = sorted(set(layout.markers) - set(found))
     if missing:
@@ -221,7 +221,9 @@ def calibrate(image: np.ndarray, layout: Layout, camera_height_mm: float | None 
     h, w = image.shape[:2]
     if camera_height_mm is not None and not 100 <= camera_height_mm <= 10000:
         raise CalibrationError(f"camera height must be 100-10000 mm, got {camera_height_mm}")
-    notes += [f"marker {m} found where the other markers put it (every bit read right)" for m in sorted(recovered)]
+    notes += [f"marker {m} found by a search of the whole photo for its pattern (every bit read right)"
+              if m in searched else f"marker {m} found where the other markers put it (every bit read right)"
+              for m in sorted(recovered)]
     return Calibration(layout, (w, h), hom, error, camera_height_mm, notes=tuple(notes),
                        recovered=tuple(sorted(recovered)), read_twice=read_twice)
 
@@ -238,7 +240,7 @@ def the_odd_one_found_again(image: np.ndarray, layout: Layout, found: dict[int, 
     odd = min(fits, key=fits.get)
     if fits[odd] > MAX_ERROR_MM:
         return None, None, "more than one marker off: markers moved or bent, or the wrong layout"
-    again, why = recover(image, layout, {m: c for m, c in found.items() if m != odd})
+    again, _, why = recover(image, layout, {m: c for m, c in found.items() if m != odd})
     if odd in again:
         return odd, again[odd], ""
     x, y = found[odd].mean(axis=0)

@@ -7,9 +7,10 @@ contour, and the square test rejects it; a marker printed on a label's edge, the
 other sides, has no closed outline at all. So the detector runs under several settings (wider threshold
 windows and a looser polygon test; thin dark strokes closed away; contrast equalised) until every
 marker is found; a marker found only on a prepared image has its corners fitted to its own bits in the
-photo (`align`). A marker still missing when two others are found is looked for where their homography
-puts it: fitted there, it counts only if its bits read its own id with no bit wrong. Otherwise the
-calibration says, per marker, what it saw there.
+photo (`align`). A marker still missing is looked for where the others put it (two or more: their
+homography; one alone: its own scale and turn, searched wider): fitted there, it counts only if its bits
+read its own id with no bit wrong. With no marker found at all, the photo is searched whole for their
+printed patterns. Otherwise the calibration says, per marker, what it saw there.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ CELLS = DICTIONARY.markerSize + 2  # bits and the black border around them, per 
 CELL_PX = 8  # cell size of the marker read back square
 MIN_SIDE_PX = 16  # below this a marker's cells are a few pixels: not read
 SEARCH_CELLS = 6  # a missing marker is looked for this many cells around where the others put it
+# ... and this many around where one marker alone puts it: its own corners say the scale and the turn, not the
+# camera's tilt, so the others lie up to 7.5 cells off that (tune rigs of tests/vision/marker_tables.py)
+SEARCH_CELLS_FROM_ONE = 10
 
 
 def marker_corners_mm(layout: Layout, marker: int) -> np.ndarray:
@@ -207,51 +211,125 @@ def look_at(gray: np.ndarray, corners: np.ndarray) -> MarkerLook:
     return MarkerLook(cells[1:-1, 1:-1].astype(np.uint8), float(np.mean(~border)), contrast, dark, side)
 
 
-def recover(image: np.ndarray, layout: Layout, found: dict[int, np.ndarray]) -> tuple[dict[int, np.ndarray],
-                                                                                       dict[int, str]]:
-    """Markers of the layout the detector missed, looked for where the found ones (at least two) put them;
-    each marker recovered helps place the others. Returns the markers recovered (corners fitted to their
-    bits) and, for each marker still missing, why."""
+def recover(image: np.ndarray, layout: Layout, found: dict[int, np.ndarray]
+            ) -> tuple[dict[int, np.ndarray], set[int], dict[int, str]]:
+    """Markers of the layout the detector missed, looked for where the found ones (at least one) put them;
+    each marker recovered helps place the others. With none found, the photo is searched whole for the
+    markers' patterns (`search_whole_photo`). Returns the markers recovered (corners fitted to their bits),
+    those of them found by the whole-photo search, and, for each marker still missing, why."""
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     known = {m: c for m, c in found.items() if m in layout.markers}
     recovered: dict[int, np.ndarray] = {}
+    searched: set[int] = set()
     why: dict[int, str] = {}
     while True:
         missing = sorted(set(layout.markers) - set(known))
         if not missing:
-            return recovered, {}
-        if len(known) < 2:
-            return recovered, {m: f"not seen: no square with a white margin read as marker {m}, and only "
-                                  f"{len(known)} other marker found to say where it should be (markers need a white "
-                                  f"margin a cell, {layout.marker_mm / CELLS:.0f} mm, wide)" for m in missing}
-        src = np.concatenate([marker_corners_mm(layout, m) for m in sorted(known)])
-        dst = np.concatenate([known[m] for m in sorted(known)])
-        to_image, _ = cv2.findHomography(src, dst, 0)
+            return recovered, searched, {}
+        if not known:
+            known = search_whole_photo(gray, set(missing))
+            recovered.update(known)
+            searched.update(known)
+            if not known:
+                return recovered, searched, {
+                    m: f"not seen: no square with a white margin read as marker {m}, its pattern found nowhere in the "
+                       f"photo, and no other marker found to say where it should be (markers need a white margin a "
+                       f"cell, {layout.marker_mm / CELLS:.0f} mm, wide)" for m in missing}
+            continue
+        to_image, search = where_the_others_put(layout, known)
         why = {}
         for m in missing:
             expected = cv2.perspectiveTransform(marker_corners_mm(layout, m).reshape(-1, 1, 2), to_image).reshape(4, 2)
-            corners, why[m] = look_for(gray, layout, m, expected)
+            corners, why[m] = look_for(gray, layout, m, expected, search)
             if corners is not None:
                 recovered[m] = known[m] = corners
         if all(why[m] for m in missing):
-            return recovered, why
+            return recovered, searched, why
 
 
-def look_for(gray: np.ndarray, layout: Layout, m: int, expected: np.ndarray) -> tuple[np.ndarray | None, str]:
-    """Marker m near `expected` (corners from the other markers): its corners when its bits read m with no bit
-    wrong, else None and what was seen there."""
+TEMPLATE_CELL_PX = 3  # cell size of the printed markers matched over the whole photo, scaled down to it
+SEARCH_STEP = 1.12  # marker sides tried, each this much larger than the last, from MIN_SIDE_PX to a quarter frame
+SEARCH_SCORE = 0.6  # least normalised correlation of a place worth fitting
+SEARCH_PEAKS = 3  # places kept per marker, turn and side
+
+
+def search_whole_photo(gray: np.ndarray, wanted: set[int]) -> dict[int, np.ndarray]:
+    """Markers found by their printed pattern alone, anywhere in the photo: for when none has a closed outline
+    (every marker on a label's edge against a dark rail, tune seeds 600-1099 of tests/vision/marker_tables.py:
+    10 such rigs, all four markers found on each, about 0.8 s). Each marker, turned four ways, is matched over
+    the photo at every side from MIN_SIDE_PX up (normalised correlation, the photo scaled so that a cell is
+    TEMPLATE_CELL_PX); the best places are fitted to the marker's bits (`align`) and kept only when its 16 bits
+    read its id unturned with none wrong and its border reads black, as a marker found where others put it."""
+    t = CELLS * TEMPLATE_CELL_PX
+    templates = {(m, k): np.rot90(DICTIONARY.generateImageMarker(m, t), k) for m in sorted(wanted) for k in range(4)}
+    h, w = gray.shape[:2]
+    places = []
+    side = float(MIN_SIDE_PX)
+    while side <= min(h, w) / 4:
+        f = t / side
+        small = cv2.resize(gray, (round(w * f), round(h * f)), interpolation=cv2.INTER_AREA)
+        for (m, _), template in templates.items():
+            score_map = cv2.matchTemplate(small, template, cv2.TM_CCOEFF_NORMED)
+            for _ in range(SEARCH_PEAKS):
+                _, score, _, (x, y) = cv2.minMaxLoc(score_map)
+                if score < SEARCH_SCORE:
+                    break
+                places.append((score, m, x / f, y / f, side))
+                score_map[max(0, y - t // 2):y + t // 2 + 1, max(0, x - t // 2):x + t // 2 + 1] = -1.0
+        side *= SEARCH_STEP
+    found: dict[int, np.ndarray] = {}
+    for _, m, x, y, s in sorted(places, key=lambda p: -p[0]):
+        if m in found:
+            continue
+        square = np.array([(x, y), (x + s, y), (x + s, y + s), (x, y + s)], np.float64)
+        for turn in range(4):  # which image corner is the marker's first
+            corners = align(gray, np.roll(square, turn, axis=0), m)
+            if corners is not None and reads_as(gray, corners, m):
+                found[m] = corners
+                break
+    return found
+
+
+def reads_as(gray: np.ndarray, corners: np.ndarray, m: int) -> bool:
+    """The square at `corners` is marker m unturned: every bit right and the border black."""
+    return is_marker(look_at(gray, corners), m)
+
+
+def is_marker(look: MarkerLook, m: int) -> bool:
+    ok, idx, rotation = DICTIONARY.identify(look.bits, 0.0)
+    return bool(ok) and idx == m and rotation == 0 and look.border_black == 1.0
+
+
+def where_the_others_put(layout: Layout, known: dict[int, np.ndarray]) -> tuple[np.ndarray, int]:
+    """Table mm -> image px from the markers found, and how many cells around its prediction a missing marker is
+    looked for. Two or more: their homography. One alone (the others on a label's edge against a dark rail, no
+    closed outline): its scale, turn and place (a similarity; its four corners are too close together to say the
+    camera's tilt), searched wider; a second marker found so brings the homography in."""
+    ids = sorted(known)
+    src = np.concatenate([marker_corners_mm(layout, m) for m in ids])
+    dst = np.concatenate([known[m] for m in ids])
+    if len(ids) >= 2:
+        return cv2.findHomography(src, dst, 0)[0], SEARCH_CELLS
+    similarity, _ = cv2.estimateAffinePartial2D(src.astype(np.float32), dst.astype(np.float32))
+    return np.vstack([similarity, (0.0, 0.0, 1.0)]), SEARCH_CELLS_FROM_ONE
+
+
+def look_for(gray: np.ndarray, layout: Layout, m: int, expected: np.ndarray,
+             search_cells: int = SEARCH_CELLS) -> tuple[np.ndarray | None, str]:
+    """Marker m near `expected` (corners from the other markers; looked for `search_cells` cells around): its
+    corners when its bits read m with no bit wrong, else None and what was seen there."""
     h, w = gray.shape[:2]
     where = f"expected at ({expected[:, 0].mean():.0f}, {expected[:, 1].mean():.0f}) px"
     if expected.min() < 0 or (expected[:, 0] >= w).any() or (expected[:, 1] >= h).any():
         return None, f"{where}, outside the image: the camera does not see it"
     if side_px(expected) < MIN_SIDE_PX:
         return None, f"{where}: {side_px(expected):.0f} px wide, too small to read (at least {MIN_SIDE_PX} px)"
-    corners = align(gray, expected, m, search_cells=SEARCH_CELLS)
+    corners = align(gray, expected, m, search_cells=search_cells)
     corners = expected if corners is None else corners
     look = look_at(gray, corners)
-    ok, idx, rotation = DICTIONARY.identify(look.bits, 0.0)
-    if ok and idx == m and rotation == 0 and look.border_black == 1.0:
+    if is_marker(look, m):
         return corners, ""
+    ok, idx, rotation = DICTIONARY.identify(look.bits, 0.0)
     margin = (f"; something dark touches its border on the {', '.join(look.dark_margin)} (keep a white margin a "
               f"cell, {layout.marker_mm / CELLS:.0f} mm, wide around each marker)" if look.dark_margin else "")
     if look.contrast < 40:

@@ -272,5 +272,5 @@ def test_bench_calibration_on_independently_drawn_rails():
                 worst = max(worst, felt_error_mm(cal, layout, cam))
             print(f"  {rail} rail, labels {labels or 'none'}: refused {refused} (the plain detector alone missed a "
                   f"marker on {plain}); markers found where the others put them: {recovered}; an id read twice: "
-                  f"{twice}; worst felt error {worst:.2f} mm; median {np.median(times):.0f} ms")
+                  f"{twice}; worst felt error {worst:.2f} mm; median {np.median(times):.0f} ms, slowest {max(times):.0f} ms")
     assert tried == 6 * len(CALIBRATION_SEEDS)
