@@ -291,11 +291,12 @@ def search_whole_photo(gray: np.ndarray, wanted: set[int]) -> dict[int, np.ndarr
 
 
 def reads_as(gray: np.ndarray, corners: np.ndarray, m: int) -> bool:
-    """The square at `corners` is marker m unturned: every bit right and the border black."""
+    """The square at `corners` is marker m (`is_marker`)."""
     return is_marker(look_at(gray, corners), m)
 
 
 def is_marker(look: MarkerLook, m: int) -> bool:
+    """What `look_at` read is marker m unturned: every bit right and the border black."""
     ok, idx, rotation = DICTIONARY.identify(look.bits, 0.0)
     return bool(ok) and idx == m and rotation == 0 and look.border_black == 1.0
 
