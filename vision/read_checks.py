@@ -38,8 +38,9 @@ MIDDLE_ELONGATION = 0.25
 # in every throw but 9971), dice read 2 or 4 right: 0.005 at the median, 4 of 534 with no lamp in the face at 0.025
 # or more; 3s and 5s read 2 or 4 under a lamp: 35 of 49 over it, the 4 read at P >= 0.9 among them (0.037-0.049).
 MIDDLE_PLAIN = 0.025
-# die edges: a light-pipped 3's or 5's middle pip lies this close to the centre of its other pips (tune looks: at most
-# 0.021 on seed 9990, a die under a lamp in every throw, 0.058 on seed 9992 for a die whose middle was a lamp's)
+# die edges: a light-pipped 3's or 5's middle pip lies this close to the centre of its other pips. Tune looks, dice
+# read 3 or 5 right: at most 0.021 on seed 9990 (a die under a lamp in every throw); on seed 9992, 99% under 0.029,
+# the two beyond (to 0.058) declined by middle_unlike_corners too. Read 3 or 5 wrong under a lamp: 0.037-0.098.
 MIDDLE_OFFSET = 0.03
 
 
@@ -194,8 +195,8 @@ def middle_unlike_corners(above: np.ndarray, spots: Spots, c: int, reach: float)
 
 def middle_off_centre(spots: Spots, value: int, unit: float) -> bool:
     """A light-pipped face read 3 or 5, with as many bright spots on it as that, whose middle spot (the one nearest
-    their mean) is not midway between the others by MIDDLE_OFFSET die edges (`unit` pixels): a die's middle pip is
-    drilled midway between its corner pips; a lamp's image lies where the lamp's mirror puts it, which the face
+    their mean) lies more than MIDDLE_OFFSET die edges (`unit` pixels) from the centre of the others: a die's middle
+    pip is drilled midway between its corner pips; a lamp's image lies where the lamp's mirror puts it, which the face
     network still reads as a middle pip some way off the middle. Faces with another count of spots are left to the
     other rules."""
     if len(spots.on_face) != value:
