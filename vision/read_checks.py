@@ -147,7 +147,17 @@ def lamp_in_face(frame: np.ndarray, die: Die, die_px: float) -> bool:
 
 _C = FACE_PX // 2
 _YY, _XX = np.mgrid[:FACE_PX, :FACE_PX]
-MIDDLE = (_XX - _C) ** 2 + (_YY - _C) ** 2 <= (0.14 * FACE_PX / SPAN) ** 2  # a middle pip's place in the face patch
+
+
+def _disc(dx: float, dy: float, radius: float) -> np.ndarray:
+    """A disc of the face patch (lamp_in_face's): centre (dx, dy) from the patch's middle, and radius, in die edges."""
+    unit = FACE_PX / SPAN
+    return (_XX - _C - dx * unit) ** 2 + (_YY - _C - dy * unit) ** 2 <= (radius * unit) ** 2
+
+
+MIDDLE = _disc(0.0, 0.0, 0.14)  # a middle pip's place in the face patch
+# The middles of a face's opposite sides, in pairs, where a 6's middle pips lie (the pips' grid step, 0.27 die edges).
+SIDE_PAIRS = ((_disc(0, -0.27, 0.06), _disc(0, 0.27, 0.06)), (_disc(-0.27, 0, 0.06), _disc(0.27, 0, 0.06)))
 
 
 def middle_plain(lum: np.ndarray, colour: float, low: float) -> bool:
@@ -158,22 +168,13 @@ def middle_plain(lum: np.ndarray, colour: float, low: float) -> bool:
     return float(lum[MIDDLE].std()) < MIDDLE_PLAIN * max(1.0, colour - low)
 
 
-def _disc(dx: float, dy: float, radius: float) -> np.ndarray:
-    unit = FACE_PX / SPAN
-    return (_XX - _C - dx * unit) ** 2 + (_YY - _C - dy * unit) ** 2 <= (radius * unit) ** 2
-
-
-# The middles of a face's opposite sides, in pairs, where a 6's middle pips lie (the pips' grid step, 0.27 die edges).
-SIDE_PAIRS = ((_disc(0, -0.27, 0.06), _disc(0, 0.27, 0.06)), (_disc(-0.27, 0, 0.06), _disc(0.27, 0, 0.06)))
-
-
 def empty_places_lit(lum: np.ndarray, colour: float, low: float, value: int) -> bool:
     """A dark-pipped face read 2 or 4 (`lum`, `colour`, `low` as in `middle_plain`) lighter than its face by EMPTY_LIT
     of its contrast where it has no pip but a higher value would: its middle, or for a 4 both middles of two opposite
     sides. A lamp's image (a tube lamp's band) lies over pips there and hides them, evenly enough to pass
-    `middle_plain` (nineteenth session, unseen seeds: an ivory 6 read 4 at P 0.996 under a band along its middle,
-    a wrong cussec result on seed 439; an ivory 5 read 2 at P 0.981 under a band along a diagonal, seed 449). A 2's
-    and a 4's face there is plain, as light as the rest."""
+    `middle_plain` (nineteenth session, unseen seed 439: an ivory 6 read 4 at P 0.996 under a band along its middle,
+    a wrong cussec result). A 2's and a 4's face there is plain, as light as the rest. Not seen: a lamp's image over
+    most of the face's middle, which then sets `colour` (unseen seed 449: an ivory 5 read 2 at P 0.981)."""
     contrast = max(1.0, colour - low)
 
     def lit(place: np.ndarray) -> bool:

@@ -105,7 +105,8 @@ def test_a_lamp_band_over_a_white_sixs_middle_pips_read_four_is_seen():
 
 
 def test_a_lamp_band_along_a_white_fives_diagonal_read_two_is_seen():
-    """Unseen seed 449: an ivory 5 read 2 at P 0.981, a band over its middle and two corner pips."""
+    """A band over a white 5's middle and two corner pips, read 2. (Unseen seed 449 has such a die read 2 at P 0.981
+    under a wider band, over most of its middle: that one is not seen, docs/vision.md.)"""
     frame, die = drawn_die(WHITE, BLACK_PIP, FIVE, lamp=False, value=2)
     lamp_band(frame, die, angle=20.0 - 45.0, length=1.15)
     assert lamp_in_face(frame, die, EDGE)
