@@ -113,11 +113,11 @@ class CatchUp:
                                      subject=problem))
                 result.status = "mismatch"
                 return result
-            result.epoch = epoch = response.epoch
-            if response.reason == "unknown_epoch":
+            if response.reason == "unknown_epoch":  # the asked epoch's gaps, not those of the one it runs now
                 self._unfillable(table, epoch, after, None, "the controller no longer knows this epoch")
-                result.status = "unknown_epoch"
+                result.epoch, result.status = response.epoch, "unknown_epoch"
                 return result
+            result.epoch = epoch = response.epoch
             if response.first_available > after + 1:
                 self._unfillable(table, epoch, after, response.first_available,
                                  f"messages {after + 1}..{response.first_available - 1} are archived on the controller")
