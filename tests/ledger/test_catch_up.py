@@ -12,15 +12,15 @@ from firmware_host.ledger.booking import Booker
 from firmware_host.ledger.catch_up import CatchUp
 from firmware_host.mqtt.contract import MessagesResponse
 
-from .test_warden import UTC, book
 from .feed import TableFeed
+from .test_warden import UTC, book
 
 
 class ControllerOfAnotherEpoch:
     """Answers every request as a controller whose journal was replaced: it knows only `epoch`."""
 
-    def __init__(self, table: str, epoch: str) -> None:
-        self.table, self.epoch, self.asked = table, epoch, []
+    def __init__(self, epoch: str) -> None:
+        self.epoch, self.asked = epoch, []
 
     def ask(self, table, request):
         self.asked.append(request)
@@ -42,7 +42,7 @@ def test_a_gap_of_an_epoch_the_controller_no_longer_knows_is_given_up_in_that_ep
     book(books, second[:3] + second[4:])  # and one of the new epoch, which its controller can still send
     lost_old, lost_new = open_gaps(books, old.epoch), open_gaps(books, new.epoch)
     assert lost_old and lost_new
-    controller = ControllerOfAnotherEpoch("bac-1", new.epoch)
+    controller = ControllerOfAnotherEpoch(new.epoch)
     after = json.loads(first[3][1])["seq"]
     result = CatchUp(controller, books, Booker("test"), "tablehw", "test").sweep("bac-1", old.epoch, after)
     assert result.status == "unknown_epoch" and controller.asked[0].epoch == old.epoch
