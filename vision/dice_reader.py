@@ -22,9 +22,9 @@ from .face_crops import CROP_PX, crop, crop_matrix
 from .pose_net import DEFAULT_POSE_WEIGHTS, POSES, PoseNet, View
 from .pip_reader import FACE_PX, SPAN, FaceRead, dominant_angle, read_face
 from .pose import PoseContext, assign_poses, settle_touching, too_close_for_flat
-from .read_checks import (EMPTY_SILHOUETTE, FLAT_SILHOUETTE, HEAD_NOT_FLAT, crowded, lamp_in_face,
-                          not_dice_of_their_own, flat_needed, not_surely_flat, partial, silhouette_ratio,
-                          stack_unsure)
+from .read_checks import (EMPTY_SILHOUETTE, FLAT_SILHOUETTE, HEAD_NOT_FLAT, crowded, face_patch, flat_needed,
+                          lamp_in_face, more_dark_spots_than_value, not_dice_of_their_own, not_surely_flat, partial,
+                          silhouette_ratio, stack_unsure)
 from .reading import Die, Pose, Reading
 
 
@@ -325,8 +325,12 @@ class DiceReader:
         h, w = ctx.frame.shape[:2]
         if not self.trust(d) or partial(d, w, h):
             return True
-        return self.calibration is not None and (crowded(d, dice, ctx.fg.die_size)
-                                                 or lamp_in_face(ctx.frame, d, ctx.fg.die_size))
+        if self.calibration is None:
+            return False
+        if crowded(d, dice, ctx.fg.die_size):
+            return True
+        patch = face_patch(ctx.frame, d, ctx.fg.die_size)
+        return lamp_in_face(ctx.frame, d, ctx.fg.die_size, patch) or more_dark_spots_than_value(patch, d.value)
 
     def geometry_overrules(self, d: Die, f: Found, ctx: PoseContext) -> Die | None:
         """The lie the geometry and the pose network give a die (`lie_by_geometry`; None: no die there); a die
