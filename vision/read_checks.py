@@ -47,6 +47,11 @@ MIDDLE_OFFSET = 0.03
 # looks (seeds 9993, tube lamps twice as long, and 9994), white dice read right with no lamp in the face: middle at
 # most 0.027 (4s) and 0.012 (2s), side pairs at most 0.019; with a lamp, side pairs at most 0.026
 EMPTY_LIT = 0.04
+# a dark-pipped face read 2 or 4 whose middle is darker than the ring around it by this share of its contrast has a
+# pip under a lamp there. Tune looks, seeds 9995-9997 (9995, 9997: a die under a lamp in every throw, tube lamps twice
+# as long) and 9998 (pale dice of the training tools, a lamp in every throw): white and pale dice read 2 or 4 right at
+# most 0.007 darker there (1,329 dice); the 3s and 5s read 2 or 4 at P >= 0.9 under a lamp, 0.017 or more (8 dice).
+MIDDLE_DIP = 0.012
 
 
 def crowded(die: Die, dice: list[Die], die_px: float) -> bool:
@@ -140,8 +145,9 @@ def lamp_in_face(frame: np.ndarray, die: Die, die_px: float, patch: FacePatch | 
     corner pips (`middle_unlike_corners`); elsewhere it is not. Dark pips on a light face are left to the
     confidence floor (a lamp over a dark pip greys it: the classifier is unsure), but for a lamp over the middle
     pip of a 3 or a 5: it hides the pip outright and the face reads 2 or 4 at P up to 0.98, so a face read 2 or 4
-    must have a plain middle (`middle_plain`). A lamp over another dark pip is not seen (tune looks, seeds 33-34:
-    4 white dice read a pip or more short).
+    must have a plain middle (`middle_plain`), no darker than the ring around it (`middle_dipped`), and no lighter
+    than the face where a higher value has pips (`empty_places_lit`). A lamp over another dark pip is not seen (tune
+    looks, seeds 33-34: 4 white dice read a pip or more short).
     Looks at the face patch (`face_patch`, given or made here): a spot is brighter than half-way from the face
     colour to the face's brightest 2 %."""
     patch = patch or face_patch(frame, die, die_px)
@@ -151,7 +157,7 @@ def lamp_in_face(frame: np.ndarray, die: Die, die_px: float, patch: FacePatch | 
     unit, c = FACE_PX / SPAN, FACE_PX // 2
     h = int(0.42 * unit)
     if patch.dark_pips:
-        return die.value in (2, 4) and (not middle_plain(lum, colour, low)
+        return die.value in (2, 4) and (not middle_plain(lum, colour, low) or middle_dipped(lum, low)
                                         or empty_places_lit(lum, colour, low, die.value))
     bright = (lum > colour + 0.5 * (high - colour)).astype(np.uint8)
     _, labels, stats, centres = cv2.connectedComponentsWithStats(bright, connectivity=8)
@@ -182,6 +188,7 @@ def _disc(dx: float, dy: float, radius: float) -> np.ndarray:
 
 
 MIDDLE = _disc(0.0, 0.0, 0.14)  # a middle pip's place in the face patch
+AROUND_MIDDLE = _disc(0.0, 0.0, 0.165) & ~_disc(0.0, 0.0, 0.12)  # a ring about it, inside a 6's and a 4's pips
 # The middles of a face's opposite sides, in pairs, where a 6's middle pips lie (the pips' grid step, 0.27 die edges).
 SIDE_PAIRS = ((_disc(0, -0.27, 0.06), _disc(0, 0.27, 0.06)), (_disc(-0.27, 0, 0.06), _disc(0.27, 0, 0.06)))
 
@@ -192,6 +199,17 @@ def middle_plain(lum: np.ndarray, colour: float, low: float) -> bool:
     face, over `low`, its dark pips). A lamp mirrored over a 3's or a 5's middle pip hides the pip but not all of
     it: the pip's rim and the lamp's own image make the middle uneven."""
     return float(lum[MIDDLE].std()) < MIDDLE_PLAIN * max(1.0, colour - low)
+
+
+def middle_dipped(lum: np.ndarray, low: float) -> bool:
+    """A dark-pipped face read 2 or 4 (`lum`, `low` as in `middle_plain`) whose middle is darker than the ring just
+    around it (`AROUND_MIDDLE`, its median) by MIDDLE_DIP of the contrast: a pip under a lamp's image there, the lamp
+    bright all round it and the pip still greying its middle (tune seed 9995, throw 574: a white 3 read 2 at P 0.983
+    under an oval lamp image, a wrong cussec result). A 2's or a 4's middle is plain face, as light as around it or
+    lighter (a face darkens towards its edges). A translucent die whose opposite face's middle pip shows through is
+    declined too (a 2's opposite is a 5, a 4's a 3)."""
+    around = float(np.median(lum[AROUND_MIDDLE]))
+    return around - float(lum[MIDDLE].mean()) > MIDDLE_DIP * max(1.0, around - low)
 
 
 def empty_places_lit(lum: np.ndarray, colour: float, low: float, value: int) -> bool:

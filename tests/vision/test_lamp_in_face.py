@@ -229,7 +229,8 @@ def test_a_rendered_green_four_with_a_lamp_in_its_middle_is_declined_not_read_fi
 def test_a_rendered_white_five_with_a_lamp_on_its_middle_pip_is_declined_not_read_four(monkeypatch):
     """Tune looks, seed 33, throw 1: a white 5 whose middle pip a lamp hides, read 4 (P 0.86). The confidence floor
     declines it; so does the plain-middle rule alone (`middle_plain`), which also declines such dice read above the
-    floor (unseen seed 401 throw 333: an ivory 5 read 4 at P 0.978, published before the rule)."""
+    floor (unseen seed 401 throw 333: an ivory 5 read 4 at P 0.978, published before the rule), and the middle-dip
+    rule alone (`middle_dipped`, twentieth session)."""
     import vision.read_checks as read_checks
 
     rig, empty, frame, truth = lamp_throw(33, 1)
@@ -241,8 +242,11 @@ def test_a_rendered_white_five_with_a_lamp_on_its_middle_pip_is_declined_not_rea
     die = glared[0][1]
     assert die.value == 4 and not die.is_read and lamp_in_face(frame, die, reading.die_size_px)
     monkeypatch.setattr(read_checks, "MIDDLE_PLAIN", np.inf)
+    dipped = {t.value: d for t, d in match(no_floor.read(frame), truth, reading.die_size_px) if t.glare}
+    assert dipped[5].value == 4 and not dipped[5].is_read  # the middle darker than its ring: `middle_dipped` too
+    monkeypatch.setattr(read_checks, "MIDDLE_DIP", np.inf)
     again = {t.value: d for t, d in match(no_floor.read(frame), truth, reading.die_size_px) if t.glare}
-    assert again[5].is_read and again[5].value == 4  # the wrong value the rule keeps from being published
+    assert again[5].is_read and again[5].value == 4  # the wrong value the rules keep from being published
 
 
 def test_an_ivory_six_under_a_lamp_read_wrong_is_declined(monkeypatch):
@@ -269,3 +273,39 @@ def test_an_ivory_six_under_a_lamp_read_wrong_is_declined(monkeypatch):
     monkeypatch.setattr(read_checks, "EMPTY_LIT", np.inf)
     again = [d for t, d in match(reader.read(frame), truth, cal.die_px) if t.glare]
     assert again[0].is_read and again[0].value != 6 and again[0].confidence >= 0.95  # what the rule keeps out
+
+
+def test_a_lamp_over_a_white_three_s_middle_pip_that_still_greys_it_is_seen():
+    """Tune seed 9995 throw 574: a white 3 under an oval lamp image read 2 at P 0.983 (a wrong cussec result). The lamp
+    lies evenly over the pip (the middle passes `middle_plain`), but the pip still greys the middle: darker than the
+    lamp-lit ring around it (`middle_dipped`). Drawn: a lamp 9 x 6 px, 90% over the face; a plain 2 is not seen."""
+    from vision.read_checks import face_patch, middle_dipped, middle_plain
+
+    frame, die = drawn_die(WHITE, BLACK_PIP, THREE, lamp=False, value=2)
+    lamp = np.zeros(frame.shape[:2], np.float32)
+    cv2.ellipse(lamp, (100, 100), (9, 6), 50, 0, 360, 1.0, -1, cv2.LINE_AA)
+    lamp = 0.9 * cv2.GaussianBlur(lamp, (0, 0), 0.8)[..., None]
+    frame = (frame * (1.0 - lamp) + 255.0 * lamp).astype(np.uint8)
+    patch = face_patch(frame, die, EDGE)
+    assert middle_plain(patch.lum, patch.colour, patch.low)  # the rule before does not see it
+    assert middle_dipped(patch.lum, patch.low) and lamp_in_face(frame, die, EDGE)
+    plain, two = drawn_die(WHITE, BLACK_PIP, TWO, lamp=False, value=2)
+    patch = face_patch(plain, two, EDGE)
+    assert not middle_dipped(patch.lum, patch.low) and not lamp_in_face(plain, two, EDGE)
+
+
+def test_a_middle_darker_than_the_ring_around_it_is_dipped():
+    """`middle_dipped` alone: face 200, pips 50 (contrast 150). A middle darker than its ring by more than MIDDLE_DIP
+    of the contrast is a pip under a lamp; a middle as light or lighter (a face darkens towards its edges) is not."""
+    from vision.read_checks import AROUND_MIDDLE, MIDDLE, MIDDLE_DIP, middle_dipped
+
+    face = np.full((64, 64), 200.0, np.float32)
+    assert not middle_dipped(face, 50.0)
+    lit = face.copy()
+    lit[AROUND_MIDDLE | MIDDLE] = 240.0
+    assert not middle_dipped(lit, 50.0)
+    lit[MIDDLE & ~AROUND_MIDDLE] = 240.0 - 2.5 * MIDDLE_DIP * 190.0
+    assert middle_dipped(lit, 50.0)
+    brighter = face.copy()
+    brighter[MIDDLE] = 210.0
+    assert not middle_dipped(brighter, 50.0)
