@@ -23,7 +23,7 @@ from .pose_net import DEFAULT_POSE_WEIGHTS, POSES, PoseNet, View
 from .pip_reader import FACE_PX, SPAN, FaceRead, dominant_angle, read_face
 from .pose import PoseContext, assign_poses, settle_touching, too_close_for_flat
 from .read_checks import (EMPTY_SILHOUETTE, FLAT_SILHOUETTE, HEAD_NOT_FLAT, crowded, face_patch, flat_needed,
-                          lamp_in_face, more_dark_spots_than_value, not_dice_of_their_own, not_surely_flat, partial,
+                          lamp_in_face, more_pips_than_value, not_dice_of_their_own, not_surely_flat, partial,
                           silhouette_ratio, stack_unsure)
 from .reading import Die, Pose, Reading
 
@@ -330,7 +330,7 @@ class DiceReader:
         if crowded(d, dice, ctx.fg.die_size):
             return True
         patch = face_patch(ctx.frame, d, ctx.fg.die_size)
-        return lamp_in_face(ctx.frame, d, ctx.fg.die_size, patch) or more_dark_spots_than_value(patch, d.value)
+        return lamp_in_face(ctx.frame, d, ctx.fg.die_size, patch) or more_pips_than_value(patch, d.value)
 
     def geometry_overrules(self, d: Die, f: Found, ctx: PoseContext) -> Die | None:
         """The lie the geometry and the pose network give a die (`lie_by_geometry`; None: no die there); a die

@@ -10,8 +10,8 @@ import pytest
 
 from vision.dice_reader import DiceReader, Found, square_outline
 from vision.die_geometry import resting_rotation
-from vision.read_checks import (EMPTY_SILHOUETTE, FLAT_SILHOUETTE, dark_spots, duplicate, face_patch,
-                                more_dark_spots_than_value, partial, silhouette_ratio)
+from vision.read_checks import (EMPTY_SILHOUETTE, FLAT_SILHOUETTE, duplicate, face_patch, more_pips_than_value,
+                                partial, pip_spots, silhouette_ratio)
 from vision.reading import Die, Pose
 from vision.pose import PoseContext
 from vision.synthetic import render
@@ -163,22 +163,23 @@ def test_a_light_die_whose_face_shows_more_dark_pips_than_its_value_read_is_decl
     assert all(found is not None for found in read)
     assert not any(found.is_read and found.value != 4 for found in read)
     counted = [found for found in read if found.value == 2
-               and more_dark_spots_than_value(face_patch(frame, found, reader.calibration.die_px), found.value)]
+               and more_pips_than_value(face_patch(frame, found, reader.calibration.die_px), found.value)]
     assert len(counted) >= 2
-    monkeypatch.setattr(dice_reader, "more_dark_spots_than_value", lambda patch, value: False)
+    monkeypatch.setattr(dice_reader, "more_pips_than_value", lambda patch, value: False)
     loose = [found for _, found in match(reader.read(frame), truth, reader.calibration.die_px)]
     assert sum(found is not None and found.is_read and found.value == 2 for found in loose) >= 2
 
 
-def test_a_white_die_s_dark_spots_number_its_value(craps_rig):
-    """The count on a die of the tune looks (a white die, dark pips): each face's spots are its pips."""
+@pytest.mark.parametrize("style, dark", [("white", True), ("red", False)])
+def test_a_die_s_pip_like_spots_number_its_value(craps_rig, style, dark):
+    """The count on dice of the tune looks, dark pips (white) and light (red, translucent, the opposite face's pips
+    showing through): each face's spots are its pips, never more."""
     rig, empty, cal = craps_rig
-    white = DICE["tune"]["white"]
     for value in range(1, 7):
         rng = np.random.default_rng(value)
-        frame, truth = render(rig.scene([placed(450.0, 200.0, resting_rotation(value, 0.3 * value), white, "flat",
-                                                rig.layout.die_mm)], rng), rng)
+        frame, truth = render(rig.scene([placed(450.0, 200.0, resting_rotation(value, 0.3 * value), DICE["tune"][style],
+                                                "flat", rig.layout.die_mm)], rng), rng)
         t = truth[0]
         patch = face_patch(frame, die(value, t.x, t.y, 0.99, cal.die_px), cal.die_px)
-        assert patch.dark_pips and dark_spots(patch.lum, patch.colour, patch.low) == value
-        assert not more_dark_spots_than_value(patch, value)
+        assert patch.dark_pips is dark and pip_spots(patch) == value
+        assert not more_pips_than_value(patch, value) and more_pips_than_value(patch, value - 1)
