@@ -150,7 +150,8 @@ def lamp_in_face(frame: np.ndarray, die: Die, die_px: float, patch: FacePatch | 
     looks, seeds 33-34: 4 white dice read a pip or more short).
     Looks at the face patch (`face_patch`, given or made here): a spot is brighter than half-way from the face
     colour to the face's brightest 2 %."""
-    patch = patch or face_patch(frame, die, die_px)
+    if patch is None:
+        patch = face_patch(frame, die, die_px)
     if patch is None:
         return False
     lum, colour, low, high = patch.lum, patch.colour, patch.low, patch.high
@@ -247,7 +248,7 @@ def pip_spots(patch: FacePatch) -> int:
         spots = patch.lum < patch.colour - 0.5 * (patch.colour - patch.low)
     else:
         spots = patch.lum > patch.colour + 0.5 * (patch.high - patch.colour)
-    n, _, stats, centres = cv2.connectedComponentsWithStats(spots.astype(np.uint8), connectivity=8)
+    _, _, stats, centres = cv2.connectedComponentsWithStats(spots.astype(np.uint8), connectivity=8)
     near, far = _C - 0.42 * unit, _C + 0.42 * unit
     edge_lo, edge_hi = _C - 0.6 * unit, _C + 0.6 * unit
     lo, hi = (0.06 * unit) ** 2, (0.3 * unit) ** 2

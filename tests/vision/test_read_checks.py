@@ -149,8 +149,8 @@ CYAN = DieStyle("cyan", (205, 188, 34), (31, 10, 46), 1.0, 0.0, 0.12, 0.0)
 
 def test_a_light_die_whose_face_shows_more_dark_pips_than_its_value_read_is_declined(monkeypatch):
     """Tune probe, seed 9999 (800 throws of such dice): 29 dice read wrong, every one a 4 read 2 at P up to 0.998;
-    counting the face's dark spots declines 27 of them. Here three flat cyan 4s: without the count two are read 2
-    (a wrong craps result); with it none is read wrong."""
+    counting the face's dark spots declines 27 of them. Here three flat cyan 4s: without the count two are read 2 at
+    P >= 0.95; with it none is read wrong."""
     import vision.dice_reader as dice_reader
     rng = np.random.default_rng(2)
     rig = random_rig("craps", rng, style=CYAN, split="tune")
