@@ -142,6 +142,12 @@ def face_region(dist8: np.ndarray, pips_mask: np.ndarray, unit: float) -> tuple[
     return centroids[best], min(w, h) / unit, max(w, h) / unit
 
 
+def pip_sized(w: float, h: float, area: float, unit: float) -> bool:
+    """A spot (bounding box `w` x `h`, `area` pixels) a pip's size and shape, give or take: 0.06-0.3 die edges across
+    (`unit`: pixels per die edge), at most 2.2 times as long as wide."""
+    return (0.06 * unit) ** 2 <= area <= (0.3 * unit) ** 2 and max(w, h) <= 2.2 * min(w, h)
+
+
 def read_face(frame: np.ndarray, x: float, y: float, die: float, angle: float | None = None) -> FaceRead:
     """Read the top face of the die centred at (x, y) with edge `die` pixels."""
     if angle is None:
@@ -162,9 +168,7 @@ def read_face(frame: np.ndarray, x: float, y: float, die: float, angle: float | 
     mask[5:-5, 5:-5] = (core > thr).astype(np.uint8)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    lo, hi = (0.06 * unit) ** 2, (0.3 * unit) ** 2
-    pip_ids = [i for i in range(1, n) if lo <= stats[i, 4] <= hi
-               and max(stats[i, 2], stats[i, 3]) <= 2.2 * min(stats[i, 2], stats[i, 3])
+    pip_ids = [i for i in range(1, n) if pip_sized(stats[i, 2], stats[i, 3], stats[i, 4], unit)
                and stats[i, 4] >= 0.45 * stats[i, 2] * stats[i, 3]]
     pip_mask = np.isin(labels, pip_ids).astype(np.uint8) if pip_ids else np.zeros_like(mask)
     region = face_region(dist8, pip_mask, unit)

@@ -11,7 +11,7 @@ import numpy as np
 
 from .calibration import Calibration
 from .face_crops import crop
-from .pip_reader import FACE_PX, SPAN
+from .pip_reader import FACE_PX, SPAN, pip_sized
 from .pose import CROWDED, PoseContext, blob_of, flat_pose_at, silhouette
 from .reading import Die, Pose
 
@@ -116,11 +116,17 @@ class FacePatch:
     colour: float
     low: float
     high: float
+    spots: tuple  # OpenCV's connected components (labels, stats, centres) of the spots of the pips' colour
 
     @property
     def dark_pips(self) -> bool:
         """Dark pips on a light face (the face lies nearer its brightest than its darkest)."""
-        return self.colour - self.low > self.high - self.colour
+        return dark_on_light(self.colour, self.low, self.high)
+
+
+def dark_on_light(colour: float, low: float, high: float) -> bool:
+    """Dark pips on a light face: the face's colour lies nearer its brightest 2 % than its darkest."""
+    return colour - low > high - colour
 
 
 def face_patch(frame: np.ndarray, die: Die, die_px: float) -> FacePatch | None:
@@ -134,7 +140,15 @@ def face_patch(frame: np.ndarray, die: Die, die_px: float) -> FacePatch | None:
     h, r = int(0.42 * unit), int(0.3 * unit)
     colour = quantile(np.sort(lum[c - r:c + r, c - r:c + r], axis=None), 0.5)
     face = np.sort(lum[c - h:c + h, c - h:c + h], axis=None)
-    return FacePatch(lum, colour, quantile(face, 0.02), quantile(face, 0.98))
+    low, high = quantile(face, 0.02), quantile(face, 0.98)
+    # The spots of the pips' colour: darker, or lighter, than half-way from the face's colour to its darkest or
+    # brightest 2 % (the lamp rules' bright spots of a light-pipped face, and the pip count's spots).
+    if dark_on_light(colour, low, high):
+        mask = lum < colour - 0.5 * (colour - low)
+    else:
+        mask = lum > colour + 0.5 * (high - colour)
+    _, labels, stats, centres = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
+    return FacePatch(lum, colour, low, high, (labels, stats, centres))
 
 
 def lamp_in_face(frame: np.ndarray, die: Die, die_px: float, patch: FacePatch | None = None) -> bool:
@@ -154,14 +168,13 @@ def lamp_in_face(frame: np.ndarray, die: Die, die_px: float, patch: FacePatch | 
         patch = face_patch(frame, die, die_px)
     if patch is None:
         return False
-    lum, colour, low, high = patch.lum, patch.colour, patch.low, patch.high
+    lum, colour, low = patch.lum, patch.colour, patch.low
     unit, c = FACE_PX / SPAN, FACE_PX // 2
     h = int(0.42 * unit)
     if patch.dark_pips:
         return die.value in (2, 4) and (not middle_plain(lum, colour, low) or middle_dipped(lum, low)
                                         or empty_places_lit(lum, colour, low, die.value))
-    bright = (lum > colour + 0.5 * (high - colour)).astype(np.uint8)
-    _, labels, stats, centres = cv2.connectedComponentsWithStats(bright, connectivity=8)
+    labels, stats, centres = patch.spots  # its bright spots
     # A spot on the face: its middle in the face's middle square, and not reaching beyond the face (printing
     # on the felt, a neighbour's pips, a die found off its centre reach out).
     near, far = c - h, c + h
@@ -244,20 +257,12 @@ def pip_spots(patch: FacePatch) -> int:
     face's colour to its darkest or brightest 2 %, 0.06-0.3 die edges across, at most 2.2 times as long as wide, their
     middles on the face and not reaching past it (a side face's pips, a neighbour's)."""
     unit = FACE_PX / SPAN
-    if patch.dark_pips:
-        spots = patch.lum < patch.colour - 0.5 * (patch.colour - patch.low)
-    else:
-        spots = patch.lum > patch.colour + 0.5 * (patch.high - patch.colour)
-    _, _, stats, centres = cv2.connectedComponentsWithStats(spots.astype(np.uint8), connectivity=8)
+    _, stats, centres = patch.spots
     near, far = _C - 0.42 * unit, _C + 0.42 * unit
     edge_lo, edge_hi = _C - 0.6 * unit, _C + 0.6 * unit
-    lo, hi = (0.06 * unit) ** 2, (0.3 * unit) ** 2
-    count = 0
-    for (x, y, w, h, a), (cx, cy) in zip(stats[1:], centres[1:]):
-        if (near <= cx <= far and near <= cy <= far and x >= edge_lo and y >= edge_lo and x + w <= edge_hi
-                and y + h <= edge_hi and lo <= a <= hi and max(w, h) <= 2.2 * min(w, h)):
-            count += 1
-    return count
+    return sum(1 for (x, y, w, h, a), (cx, cy) in zip(stats[1:], centres[1:])
+               if near <= cx <= far and near <= cy <= far and x >= edge_lo and y >= edge_lo and x + w <= edge_hi
+               and y + h <= edge_hi and pip_sized(w, h, a, unit))
 
 
 @dataclass(frozen=True, slots=True)
