@@ -22,9 +22,10 @@ from .face_crops import CROP_PX, crop, crop_matrix
 from .pose_net import DEFAULT_POSE_WEIGHTS, POSES, PoseNet, View
 from .pip_reader import FACE_PX, SPAN, FaceRead, dominant_angle, read_face
 from .pose import PoseContext, assign_poses, settle_touching, too_close_for_flat
-from .read_checks import (EMPTY_SILHOUETTE, FLAT_SILHOUETTE, HEAD_NOT_FLAT, crowded, face_patch, flat_needed,
-                          lamp_in_face, more_pips_than_value, not_dice_of_their_own, not_surely_flat, partial,
-                          silhouette_ratio, stack_unsure)
+from .lamp_spots import LampSpots, lamp_image
+from .read_checks import (EMPTY_SILHOUETTE, FLAT_SILHOUETTE, HEAD_NOT_FLAT, FacePatch, crowded, face_patch,
+                          flat_needed, lamp_in_face, more_pips_than_value, not_dice_of_their_own, not_surely_flat,
+                          outline_angle, partial, silhouette_ratio, stack_unsure)
 from .reading import Die, Pose, Reading
 
 
@@ -91,12 +92,13 @@ class DiceReader:
     `classifier=None` uses the classical pip reader only; the default loads the committed weights
     when they exist. `pose_net` tells how the dice lie on a calibrated table (default: the committed
     weights; None: the face classifier's pose head, or the 3D fit). `background` is a frame of the
-    empty table (fixed camera), optional.
+    empty table (fixed camera), optional. A calibrated reader learns where the table's lamps are mirrored
+    in top faces (`lamp_spots`) from the dice it reads, unless `learn_lamps` is False (the benchmarks' comparison).
     """
 
     def __init__(self, calibration: Calibration | None = None, *, classifier: FaceClassifier | None | str = "default",
                  pose_net: PoseNet | None | str = "default", background: np.ndarray | None = None,
-                 settings: ReaderSettings = ReaderSettings()) -> None:
+                 settings: ReaderSettings = ReaderSettings(), learn_lamps: bool = True) -> None:
         self.calibration = calibration
         if classifier == "default":
             classifier = FaceClassifier() if DEFAULT_WEIGHTS.is_file() else None
@@ -110,6 +112,9 @@ class DiceReader:
         self._background = None  # the background prepared at work scale, on first use
         self._background_lab = None  # the background in Lab at full scale (silhouettes), on first use
         self._die_px = calibration.die_px if calibration is not None else None
+        # Where the table's lamps are mirrored in top faces, learned from the dice the lamp rules declined
+        # (calibrated readers: a fixed camera puts a lamp's image on the same pixels die after die).
+        self.lamp_spots = LampSpots(calibration.die_px) if calibration is not None and learn_lamps else None
 
     def use_background(self, frame: np.ndarray | None) -> None:
         """Compare frames with this empty-table frame from now on (the service's model, refreshed)."""
@@ -330,7 +335,21 @@ class DiceReader:
         if crowded(d, dice, ctx.fg.die_size):
             return True
         patch = face_patch(ctx.frame, d, ctx.fg.die_size)
-        return lamp_in_face(ctx.frame, d, ctx.fg.die_size, patch) or more_pips_than_value(patch, d.value)
+        if lamp_in_face(ctx.frame, d, ctx.fg.die_size, patch):
+            self.learn_lamp(d, patch, ctx.fg.die_size)
+            return True
+        return more_pips_than_value(patch, d.value) or (
+            self.lamp_spots is not None and self.lamp_spots.covers(d.x, d.y, outline_angle(d)))
+
+    def learn_lamp(self, d: Die, patch: FacePatch | None, die_px: float) -> None:
+        """A die the lamp rules declined: where its lamp lies is kept (`lamp_spots`), so dice over it later are
+        declined too, whether the rules see the lamp on them or not."""
+        if self.lamp_spots is None or patch is None:
+            return
+        turn = outline_angle(d)
+        at = lamp_image(patch.lum, patch.high, d.x, d.y, die_px, turn)
+        if at is not None:
+            self.lamp_spots.saw(*at, (d.x, d.y, turn))
 
     def geometry_overrules(self, d: Die, f: Found, ctx: PoseContext) -> Die | None:
         """The lie the geometry and the pose network give a die (`lie_by_geometry`; None: no die there); a die

@@ -133,8 +133,7 @@ def face_patch(frame: np.ndarray, die: Die, die_px: float) -> FacePatch | None:
     """The face patch of a die found with an outline (None without one)."""
     if not die.outline:
         return None
-    (x0, y0), (x1, y1) = die.outline[0], die.outline[1]
-    patch = crop(frame, die.x, die.y, die_px, math.degrees(math.atan2(y1 - y0, x1 - x0)), FACE_PX, SPAN)
+    patch = crop(frame, die.x, die.y, die_px, outline_angle(die), FACE_PX, SPAN)
     lum = cv2.GaussianBlur(cv2.cvtColor(patch, cv2.COLOR_BGR2LAB)[..., 0].astype(np.float32), (0, 0), 1.0)
     unit, c = FACE_PX / SPAN, FACE_PX // 2
     h, r = int(0.42 * unit), int(0.3 * unit)
@@ -149,6 +148,12 @@ def face_patch(frame: np.ndarray, die: Die, die_px: float) -> FacePatch | None:
         mask = lum > colour + 0.5 * (high - colour)
     _, labels, stats, centres = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
     return FacePatch(lum, colour, low, high, (labels, stats, centres))
+
+
+def outline_angle(die: Die) -> float:
+    """The turn of a die's top face in the image (degrees): its outline's first edge."""
+    (x0, y0), (x1, y1) = die.outline[0], die.outline[1]
+    return math.degrees(math.atan2(y1 - y0, x1 - x0))
 
 
 def lamp_in_face(frame: np.ndarray, die: Die, die_px: float, patch: FacePatch | None = None) -> bool:

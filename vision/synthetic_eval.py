@@ -9,7 +9,7 @@ results, the verdict of each kind of throw with its reason). Tables take their l
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -23,7 +23,8 @@ from .synthetic_score import EXPECTED, SyntheticScore, add, match
 from .throw_watch import locate
 from .throw_judge import judge, rules_for
 
-__all__ = ["EXPECTED", "SyntheticScore", "TippedProbe", "evaluate_synthetic", "probe_tipped_to_nadir", "track_readings"]
+__all__ = ["EXPECTED", "LampProbe", "SyntheticScore", "TippedProbe", "evaluate_synthetic", "probe_lamp_places",
+           "probe_tipped_to_nadir", "track_readings"]
 
 
 def calibrated_reader(rig: TableRig, rng: np.random.Generator, classifier="default") -> DiceReader:
@@ -122,4 +123,75 @@ def probe_tipped_to_nadir(n_throws: int, seed: int, split: str = "unseen",
         if rules.cocked_void:
             out.voiding += 1
             out.published += judge(reading, rules, reader.calibration).valid
+    return out
+
+
+@dataclass(slots=True)
+class LampCounts:
+    """One reader's counts in `probe_lamp_places`."""
+
+    lamp_right: int = 0  # flat dice under a lamp (one mirrored in the top face) read with their value
+    lamp_wrong: int = 0  # ... read with another value
+    other_right: int = 0  # the other flat dice read with their value
+    other_wrong: int = 0
+    valid: int = 0  # throws judged valid
+    wrong_published: int = 0  # ... with a die read wrong
+
+
+@dataclass(slots=True)
+class LampProbe:
+    """What `probe_lamp_places` counts: the reader as the service builds it (learning the lamps' places) and the same
+    reader without them, on the same frames."""
+
+    lamp_dice: int = 0
+    other_dice: int = 0
+    learning: LampCounts = field(default_factory=LampCounts)
+    without: LampCounts = field(default_factory=LampCounts)
+    places: int = 0  # lamp places the learning readers held at the end of their tables, summed
+
+
+def probe_lamp_places(n_throws: int, seed: int, split: str = "unseen", games=("craps", "banca-francesa", "cussec",
+                      "paikao"), throws_per_rig: int = 50) -> LampProbe:
+    """Valid throws with a die where a lamp is mirrored in every one, on tables kept for `throws_per_rig` throws of
+    their game, as a table's camera keeps its reader (`evaluate_synthetic` draws a new table every throw, where
+    nothing can be learned): read by the reader as the service builds it, which learns the table's lamp places
+    (`lamp_spots`), and by the same reader without them, on the same frames; one frame, judged."""
+    rng = np.random.default_rng(seed)
+    out = LampProbe()
+    tables: dict[str, tuple[TableRig, DiceReader, DiceReader]] = {}
+    for i in range(n_throws):
+        game = games[i % len(games)]
+        if game not in tables or (i // len(games)) % throws_per_rig == 0:
+            if game in tables:
+                out.places += len(tables[game][1].lamp_spots.learned())
+            rig = random_rig(game, rng, split=split)
+            rig = replace(rig, look=replace(rig.look, under_lamp=1.0))
+            empty, _ = render(rig.scene([], rng, clean=True), rng)
+            cal = calibrate(empty, rig.layout, float(rig.camera.position[2]))
+            tables[game] = rig, DiceReader(cal, background=empty), DiceReader(cal, background=empty, learn_lamps=False)
+        rig, learning, without = tables[game]
+        frame, truth = render(rig.scene(random_scene(rig, "valid", rng), rng), rng)
+        rules = rules_for(game)
+        for reader, counts in ((learning, out.learning), (without, out.without)):
+            reading = reader.read(frame)
+            wrong = False
+            for t, d in match(reading, truth, reader.calibration.die_px):
+                if t.pose != "flat":
+                    continue
+                right = d is not None and d.is_read and d.value == t.value
+                misread = d is not None and d.is_read and d.value != t.value
+                wrong |= misread
+                if t.glare:
+                    counts.lamp_right += right
+                    counts.lamp_wrong += misread
+                else:
+                    counts.other_right += right
+                    counts.other_wrong += misread
+                if reader is learning:
+                    out.lamp_dice += bool(t.glare)
+                    out.other_dice += not t.glare
+            valid = judge(reading, rules, reader.calibration).valid
+            counts.valid += valid
+            counts.wrong_published += valid and wrong
+    out.places += sum(len(learning.lamp_spots.learned()) for _, learning, _ in tables.values())
     return out

@@ -21,7 +21,7 @@ from vision.dataset import DEVELOPMENT, DICE_TOPDOWN_ERRATA, HELD_BACK, load_err
 from vision.dice_reader import DiceReader
 from vision.evaluation import evaluate
 from vision.synthetic import render
-from vision.synthetic_eval import evaluate_synthetic, probe_tipped_to_nadir
+from vision.synthetic_eval import evaluate_synthetic, probe_lamp_places, probe_tipped_to_nadir
 from vision.synthetic_scenes import random_rig, random_scene
 
 DATASET = Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "dice-topdown"
@@ -127,6 +127,24 @@ def test_bench_dice_tipped_towards_the_camera_s_foot_unseen_looks():
           f"read {p.read}; banca francesa and cussec throws judged valid (wrong): {p.published} of {p.voiding}; "
           f"the other dice (flat) read right {p.flat_right} of {p.flat} ({p.flat_right / p.flat:.1%})")
     assert p.tipped == 300 and p.voiding == 200 and p.flat == 500
+
+
+LAMP_SEED = 557  # unseen looks, first used by this probe (2026-11-29, twenty-first session)
+
+
+def test_bench_lamp_places_learned_unseen_looks():
+    """A die where a lamp is mirrored in its top face in every throw, tables kept 50 throws of their game (a table's
+    reader learns where its lamps are mirrored, vision/lamp_spots.py), unseen looks, one frame: the reader as the
+    service builds it and the same reader without the learned places, on the same frames."""
+    t0 = time.perf_counter()
+    p = probe_lamp_places(600, seed=LAMP_SEED, split="unseen")
+    print(f"\na die under a lamp in every throw, tables kept 50 throws, UNSEEN looks, seed {LAMP_SEED}, 600 throws, "
+          f"one frame, {time.perf_counter() - t0:.0f} s; {p.lamp_dice} dice under a lamp, {p.other_dice} others; "
+          f"lamp places learned {p.places}:")
+    for name, c in (("learning the lamps' places (the service's)", p.learning), ("without them", p.without)):
+        print(f"  {name}: under a lamp read right {c.lamp_right}, wrong {c.lamp_wrong}; others read right "
+              f"{c.other_right}, wrong {c.other_wrong}; valid {c.valid}, wrong published {c.wrong_published}")
+    assert p.lamp_dice >= 500 and p.other_dice > 0 and p.places > 0
 
 
 def pose_line(row: dict, pose: str) -> str:
