@@ -10,9 +10,10 @@ wrong results. The dice the rules did catch say where the lamps are; a die whose
 declined too, caught or not. The first die under a lamp the rules miss is still missed: a place is learned only from
 dice already declined.
 
-Bounded: at most MAX_SPOTS places, the least recently seen dropped first; a place counts once it was seen
-SIGHTINGS times, on dice lying in different places (one die the rules declined without a lamp, read again in every
-frame it rests in, never declines others). Learned per reader (one camera, one calibration), in memory only: after a
+Bounded: at most MAX_SPOTS places seen once and MAX_SPOTS learned, each kind dropping its least recently seen
+(glints seen once never push a learned lamp out; a new lamp learned pushes out the lamp longest unseen). A place counts
+once it was seen SIGHTINGS times, on dice lying in different places (one die the rules declined without a lamp, read
+again in every frame it rests in, never declines others). Learned per reader (one camera, one calibration), in memory only: after a
 restart the table learns again from its first lamp cases. A hostile light aimed at the dice can only add places
 where dice are declined, never a read.
 """
@@ -75,13 +76,20 @@ class LampSpots:
                         s.seen += 1
                         s.by = (s.by + [die])[-SIGHTINGS:]
                         if s.seen == SIGHTINGS:
+                            self._make_room(learned=True)
                             log.warning("a lamp is mirrored in the dice's top faces at pixel (%.0f, %.0f): dice lying "
                                         "over it are declined from now on; cross-polarise or move the lamp "
                                         "(docs/vision.md, Installation)", s.x, s.y)
                     return
-            if len(self._spots) >= MAX_SPOTS:
-                self._spots.remove(min(self._spots, key=lambda s: s.last))
+            self._make_room(learned=False)
             self._spots.append(Spot(float(x), float(y), 1, self._sightings, [die]))
+
+    def _make_room(self, learned: bool) -> None:
+        """Keep at most MAX_SPOTS places seen once and MAX_SPOTS learned ones besides the one being added or learned:
+        the least recently seen of its kind goes (glints seen once never push a learned lamp out)."""
+        kind = [s for s in self._spots if (s.seen >= SIGHTINGS) == learned]
+        if len(kind) > MAX_SPOTS or (not learned and len(kind) == MAX_SPOTS):
+            self._spots.remove(min(kind, key=lambda s: s.last))
 
     def same_die(self, a: tuple[float, float, float], b: tuple[float, float, float]) -> bool:
         """Two sightings of one die at rest: centred as close as SAME_DIE and turned alike (SAME_TURN)."""

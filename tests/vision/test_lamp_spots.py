@@ -59,6 +59,9 @@ def test_places_kept_are_bounded_and_the_least_recently_seen_goes_first():
     kept = spots.learned()
     assert len(kept) == MAX_SPOTS
     assert (0.0, 0.0) not in kept and (30.0 * (MAX_SPOTS + 2), 0.0) in kept
+    for k in range(50):  # glints seen once each, anywhere: they push out one another, never a learned lamp
+        spots.saw(1000.0 + 30.0 * k, 500.0, (1000.0 + 30.0 * k, 500.0, 0.0))
+    assert spots.learned() == kept
 
 
 def test_the_lamp_s_image_is_found_where_it_lies_on_the_face():
