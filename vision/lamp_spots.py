@@ -11,18 +11,18 @@ declined too, caught or not. The first die under a lamp the rules miss is still 
 dice already declined.
 
 Bounded: at most MAX_SPOTS places seen once and MAX_SPOTS learned, each kind dropping its least recently seen
-(glints seen once never push a learned lamp out; a new lamp learned pushes out the lamp longest unseen). A place counts
-once it was seen SIGHTINGS times, on dice lying in different places (one die the rules declined without a lamp, read
-again in every frame it rests in, never declines others). Learned per reader (one camera, one calibration), in memory only: after a
-restart the table learns again from its first lamp cases. A hostile light aimed at the dice can only add places
-where dice are declined, never a read.
+(glints seen once never push a learned lamp out; a new lamp learned pushes out the lamp longest unseen). A place
+counts once it was seen SIGHTINGS times, on dice lying in different places (one die the rules declined without a
+lamp, read again in every frame it rests in, never declines others). Learned per reader (one camera, one
+calibration), in memory only: after a restart the table learns again from its first lamp cases. A hostile light aimed
+at the dice can only add places where dice are declined, never a read. Not thread-safe, as the reader that owns it
+is not: the service reads a table's frames in one worker.
 """
 
 from __future__ import annotations
 
 import logging
 import math
-import threading
 from dataclasses import dataclass
 
 import cv2
@@ -60,35 +60,33 @@ class LampSpots:
         self.die_px = float(die_px)
         self._spots: list[Spot] = []
         self._sightings = 0
-        self._lock = threading.Lock()
 
     def saw(self, x: float, y: float, die: tuple[float, float, float]) -> None:
         """A lamp's image seen at image point (x, y) on the top face of a die (its centre's x, y in image pixels and
         its outline's turn in degrees)."""
         die = tuple(float(v) for v in die)
-        with self._lock:
-            self._sightings += 1
-            near = SAME_PLACE * self.die_px
-            for s in self._spots:
-                if (s.x - x) ** 2 + (s.y - y) ** 2 <= near * near:
-                    s.last = self._sightings
-                    if not any(self.same_die(die, other) for other in s.by):
-                        s.seen += 1
-                        s.by = (s.by + [die])[-SIGHTINGS:]
-                        if s.seen == SIGHTINGS:
-                            self._make_room(learned=True)
-                            log.warning("a lamp is mirrored in the dice's top faces at pixel (%.0f, %.0f): dice lying "
-                                        "over it are declined from now on; cross-polarise or move the lamp "
-                                        "(docs/vision.md, Installation)", s.x, s.y)
-                    return
-            self._make_room(learned=False)
-            self._spots.append(Spot(float(x), float(y), 1, self._sightings, [die]))
+        self._sightings += 1
+        near = SAME_PLACE * self.die_px
+        for s in self._spots:
+            if (s.x - x) ** 2 + (s.y - y) ** 2 <= near * near:
+                s.last = self._sightings
+                if not any(self.same_die(die, other) for other in s.by):
+                    if s.seen + 1 == SIGHTINGS:
+                        self._make_room(learned=True)
+                        log.warning("a lamp is mirrored in the dice's top faces at pixel (%.0f, %.0f): dice lying over "
+                                    "it are declined from now on; cross-polarise or move the lamp (docs/vision.md, "
+                                    "Installation)", s.x, s.y)
+                    s.seen += 1
+                    s.by = (s.by + [die])[-SIGHTINGS:]
+                return
+        self._make_room(learned=False)
+        self._spots.append(Spot(float(x), float(y), 1, self._sightings, [die]))
 
     def _make_room(self, learned: bool) -> None:
-        """Keep at most MAX_SPOTS places seen once and MAX_SPOTS learned ones besides the one being added or learned:
-        the least recently seen of its kind goes (glints seen once never push a learned lamp out)."""
+        """Room for one more place of a kind (seen once, or learned): at most MAX_SPOTS of each, the least recently
+        seen of that kind goes (glints seen once never push a learned lamp out)."""
         kind = [s for s in self._spots if (s.seen >= SIGHTINGS) == learned]
-        if len(kind) > MAX_SPOTS or (not learned and len(kind) == MAX_SPOTS):
+        if len(kind) >= MAX_SPOTS:
             self._spots.remove(min(kind, key=lambda s: s.last))
 
     def same_die(self, a: tuple[float, float, float], b: tuple[float, float, float]) -> bool:
@@ -101,19 +99,15 @@ class LampSpots:
         a = np.radians(angle_deg)
         c, s = float(np.cos(a)), float(np.sin(a))
         half = FACE_HALF * self.die_px
-        with self._lock:
-            for p in self._spots:
-                if p.seen < SIGHTINGS:
-                    continue
-                dx, dy = p.x - x, p.y - y
-                if abs(dx * c + dy * s) <= half and abs(-dx * s + dy * c) <= half:
-                    return True
+        for p in self._spots:
+            dx, dy = p.x - x, p.y - y
+            if p.seen >= SIGHTINGS and abs(dx * c + dy * s) <= half and abs(-dx * s + dy * c) <= half:
+                return True
         return False
 
     def learned(self) -> list[tuple[float, float]]:
         """The places dice are declined over (image pixels)."""
-        with self._lock:
-            return [(p.x, p.y) for p in self._spots if p.seen >= SIGHTINGS]
+        return [(p.x, p.y) for p in self._spots if p.seen >= SIGHTINGS]
 
 
 def lamp_image(lum: np.ndarray, high: float, x: float, y: float, die_px: float, angle_deg: float

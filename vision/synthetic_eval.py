@@ -166,9 +166,9 @@ def probe_lamp_places(n_throws: int, seed: int, split: str = "unseen", games=("c
                 out.places += len(tables[game][1].lamp_spots.learned())
             rig = random_rig(game, rng, split=split)
             rig = replace(rig, look=replace(rig.look, under_lamp=1.0))
-            empty, _ = render(rig.scene([], rng, clean=True), rng)
-            cal = calibrate(empty, rig.layout, float(rig.camera.position[2]))
-            tables[game] = rig, DiceReader(cal, background=empty), DiceReader(cal, background=empty, learn_lamps=False)
+            learning = calibrated_reader(rig, rng)
+            tables[game] = rig, learning, DiceReader(learning.calibration, background=learning.background,
+                                                     learn_lamps=False)
         rig, learning, without = tables[game]
         frame, truth = render(rig.scene(random_scene(rig, "valid", rng), rng), rng)
         rules = rules_for(game)
