@@ -9,7 +9,7 @@ import numpy as np
 
 from .onnx_net import OnnxNet, softmax
 
-DEFAULT_WEIGHTS = Path(__file__).resolve().parent / "weights" / "face_net.onnx"
+DEFAULT_WEIGHTS = Path(__file__).resolve().parent / "weights" / "face_net.int8.onnx"  # 8-bit: onnx_net.py
 N_CLASSES = 7  # 0 = no die centred in the crop, 1-6 = the top face
 POSES = ("flat", "cocked", "stacked", "leaning", "overlapped")  # the optional pose head
 

@@ -26,7 +26,7 @@ import numpy as np
 from .onnx_net import OnnxNet, softmax
 from .face_crops import crop
 
-DEFAULT_POSE_WEIGHTS = Path(__file__).resolve().parent / "weights" / "pose_net.onnx"
+DEFAULT_POSE_WEIGHTS = Path(__file__).resolve().parent / "weights" / "pose_net.int8.onnx"  # 8-bit: onnx_net.py
 POSE_PX = 48  # crop side in pixels
 POSE_DIES = 2.4  # crop side in die edges: the die and what it may rest on or lean against
 POSES = ("flat", "cocked", "stacked", "leaning", "overlapped")

@@ -80,7 +80,7 @@ def test_the_camera_logs_the_pinned_hash_of_each_network_it_reads_with(tmp_path,
     weights = Path(__file__).parents[2] / "vision" / "weights"
     with caplog.at_level("INFO", logger="firmware_host.dice_camera"), Table(tmp_path, replay.calibration, replay.empty):
         pass
-    for name in ("face_net.onnx", "pose_net.onnx"):
+    for name in ("face_net.int8.onnx", "pose_net.int8.onnx"):
         assert f"{name} sha256 {hashlib.sha256((weights / name).read_bytes()).hexdigest()}" in caplog.text
 
 

@@ -7,6 +7,7 @@ die read below the calibrated confidence floor (a lamp over a dark pip greys it)
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -14,6 +15,8 @@ import pytest
 
 from vision.calibration import calibrate
 from vision.dice_reader import DiceReader, ReaderSettings, square_outline
+from vision.face_classifier import DEFAULT_WEIGHTS, FaceClassifier
+from vision.pose_net import PoseNet
 from vision.read_checks import lamp_in_face
 from vision.reading import Die, Pose
 from vision.synthetic import render
@@ -252,7 +255,9 @@ def test_a_rendered_white_five_with_a_lamp_on_its_middle_pip_is_declined_not_rea
 def test_an_ivory_six_under_a_lamp_read_wrong_is_declined(monkeypatch):
     """Unseen looks, seed 463 (its first use, nineteenth session, after the rule was written), throw 26: a cussec
     ivory 6 with a lamp mirrored in its face, read wrong at P >= 0.95 without `empty_places_lit` (the lamp's image
-    lies, lighter than the face, over pips it hides); declined with it."""
+    lies, lighter than the face, over pips it hides); declined with it. Found with the float networks: the 8-bit ones
+    the reader runs since the twenty-second session read it 4 at P 0.94, under the floor whether or not the rule sees
+    the lamp, so what the rule keeps out is shown with the float ones."""
     import vision.read_checks as read_checks
 
     rng = np.random.default_rng(463)
@@ -266,10 +271,14 @@ def test_an_ivory_six_under_a_lamp_read_wrong_is_declined(monkeypatch):
         rig, empty = tables[game]
         frame, truth = render(rig.scene(random_scene(rig, "valid", rng), rng), rng)
     cal = calibrate(empty, rig.layout, float(rig.camera.position[2]))
-    reader = DiceReader(cal, background=empty)
-    glared = [(t, d) for t, d in match(reader.read(frame), truth, cal.die_px) if t.glare]
+    glared = [(t, d) for t, d in match(DiceReader(cal, background=empty).read(frame), truth, cal.die_px) if t.glare]
     assert [(t.value, t.style) for t, _ in glared] == [(6, "ivory")] and glared[0][1] is not None
-    assert not glared[0][1].is_read
+    assert not glared[0][1].is_read  # the service's reader
+    weights = Path(DEFAULT_WEIGHTS).parent
+    reader = DiceReader(cal, background=empty, classifier=FaceClassifier(weights / "face_net.onnx"),
+                        pose_net=PoseNet(weights / "pose_net.onnx"))
+    glared = [d for t, d in match(reader.read(frame), truth, cal.die_px) if t.glare]
+    assert not glared[0].is_read
     monkeypatch.setattr(read_checks, "EMPTY_LIT", np.inf)
     again = [d for t, d in match(reader.read(frame), truth, cal.die_px) if t.glare]
     assert again[0].is_read and again[0].value != 6 and again[0].confidence >= 0.95  # what the rule keeps out
