@@ -27,11 +27,11 @@ __all__ = ["EXPECTED", "LampProbe", "SyntheticScore", "TippedProbe", "evaluate_s
            "probe_tipped_to_nadir", "track_readings"]
 
 
-def calibrated_reader(rig: TableRig, rng: np.random.Generator, classifier="default") -> DiceReader:
+def calibrated_reader(rig: TableRig, rng: np.random.Generator, classifier="default", pose_net="default") -> DiceReader:
     """The reader of a rig as the service builds it: calibrated on the rig's empty table, which it keeps."""
     empty, _ = render(rig.scene([], rng, clean=True), rng)
     return DiceReader(calibrate(empty, rig.layout, float(rig.camera.position[2])), classifier=classifier,
-                      background=empty)
+                      pose_net=pose_net, background=empty)
 
 
 def track_readings(reader: DiceReader, rig: TableRig, dice: list[SceneDie], kind: str,
@@ -47,7 +47,7 @@ def track_readings(reader: DiceReader, rig: TableRig, dice: list[SceneDie], kind
     return out
 
 
-def evaluate_synthetic(n_throws: int, seed: int = 0, classifier="default", games=None,
+def evaluate_synthetic(n_throws: int, seed: int = 0, classifier="default", games=None, pose_net="default",
                        throws_per_rig: int = 25, on_throw=None, split: str = "tune", reads: int = 1) -> SyntheticScore:
     """Render, read and judge `n_throws` throws on tables of the `split` looks (a new rig every
     `throws_per_rig` throws per game); `on_throw(i, game, kind, frame, truth, reading, verdict)` sees each.
@@ -62,7 +62,7 @@ def evaluate_synthetic(n_throws: int, seed: int = 0, classifier="default", games
         game = games[i % len(games)]
         if rig is None or rig.game != game or i % throws_per_rig < len(games):
             rig = random_rig(game, rng, split=split)
-            reader = calibrated_reader(rig, rng, classifier)
+            reader = calibrated_reader(rig, rng, classifier, pose_net)
         kinds = list(EXPECTED[game])
         kind = kinds[int(rng.integers(0, len(kinds)))]
         dice = random_scene(rig, kind, rng)

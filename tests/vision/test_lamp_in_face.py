@@ -274,7 +274,7 @@ def test_an_ivory_six_under_a_lamp_read_wrong_is_declined(monkeypatch):
     glared = [(t, d) for t, d in match(DiceReader(cal, background=empty).read(frame), truth, cal.die_px) if t.glare]
     assert [(t.value, t.style) for t, _ in glared] == [(6, "ivory")] and glared[0][1] is not None
     assert not glared[0][1].is_read  # the service's reader
-    weights = Path(DEFAULT_WEIGHTS).parent
+    weights = DEFAULT_WEIGHTS.parent
     reader = DiceReader(cal, background=empty, classifier=FaceClassifier(weights / "face_net.onnx"),
                         pose_net=PoseNet(weights / "pose_net.onnx"))
     glared = [d for t, d in match(reader.read(frame), truth, cal.die_px) if t.glare]

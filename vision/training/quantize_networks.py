@@ -2,7 +2,7 @@
 
 Tooling only: needs `onnx` (`pip install onnx==1.19.1 onnxruntime==1.32.0`), never imported at run time. ONNX
 Runtime's static quantization (QDQ, int8 weights per output channel, uint8 activations scaled by their minimum and
-maximum) on the inputs the service's own float reader gives each network:
+maximum) on the inputs the service's reader gives each network when it runs the float ones:
 - both networks: tune-look throws (`evaluate_synthetic(120, seed=9842, split="tune")`);
 - the face network also: 3,000 of its inputs on the development photos (never the held-back split), drawn with
   seed 0, so that its activation ranges cover real photos too (uncalibrated reads, which have no pose network).
@@ -24,6 +24,8 @@ import numpy as np
 from vision import onnx_net
 from vision.dataset import DEVELOPMENT, list_images, split_of
 from vision.dice_reader import DiceReader
+from vision.face_classifier import FaceClassifier
+from vision.pose_net import PoseNet
 from vision.synthetic_eval import evaluate_synthetic
 
 WEIGHTS = Path(__file__).resolve().parents[1] / "weights"
@@ -50,8 +52,13 @@ def recorded_inputs(run) -> dict[str, np.ndarray]:
     return {k: np.concatenate(v) if v else np.zeros((0,), np.float32) for k, v in got.items()}
 
 
+def float_networks() -> tuple[FaceClassifier, PoseNet]:
+    """The float networks the 8-bit ones are made from (the reader's defaults are the 8-bit ones)."""
+    return FaceClassifier(WEIGHTS / "face_net.onnx"), PoseNet(WEIGHTS / "pose_net.onnx")
+
+
 def photo_inputs(dataset: Path) -> np.ndarray:
-    reader = DiceReader()
+    reader = DiceReader(classifier=float_networks()[0])
 
     def run():
         for image in list_images(dataset):
@@ -74,7 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=WEIGHTS, help="folder for the *.int8.onnx files")
     args = parser.parse_args(argv)
 
-    inputs = recorded_inputs(lambda: evaluate_synthetic(TUNE_THROWS, seed=TUNE_SEED, split="tune"))
+    face, pose = float_networks()
+    inputs = recorded_inputs(lambda: evaluate_synthetic(TUNE_THROWS, seed=TUNE_SEED, split="tune", classifier=face,
+                                                        pose_net=pose))
     inputs["face_net"] = np.concatenate([inputs["face_net"], photo_inputs(args.dataset)])
 
     class Batches(CalibrationDataReader):
