@@ -167,8 +167,9 @@ def probe_lamp_places(n_throws: int, seed: int, split: str = "unseen", games=("c
             rig = random_rig(game, rng, split=split)
             rig = replace(rig, look=replace(rig.look, under_lamp=1.0))
             learning = calibrated_reader(rig, rng)
-            tables[game] = rig, learning, DiceReader(learning.calibration, background=learning.background,
-                                                     learn_lamps=False)
+            without = DiceReader(learning.calibration, classifier=learning.classifier, pose_net=learning.pose_net,
+                                 background=learning.background, learn_lamps=False)  # the same networks, loaded once
+            tables[game] = rig, learning, without
         rig, learning, without = tables[game]
         frame, truth = render(rig.scene(random_scene(rig, "valid", rng), rng), rng)
         rules = rules_for(game)

@@ -35,8 +35,9 @@ def test_eight_bit_and_float_networks_agree_on_a_rendered_table():
     assert len(dice) == 6
     face = [DiceReader.view_crops(frame, [Found(x, y, cal.die_px, 0.0, -1, True)], [4]) for frame, x, y in dice]
     crops = np.concatenate(face)
-    float_face = FaceClassifier(WEIGHTS / "face_net.onnx").classify(crops)
-    byte_face = FaceClassifier(DEFAULT_WEIGHTS).classify(crops)
+    float_nets = FaceClassifier(WEIGHTS / "face_net.onnx"), PoseNet(WEIGHTS / "pose_net.onnx")
+    byte_nets = FaceClassifier(DEFAULT_WEIGHTS), PoseNet(DEFAULT_POSE_WEIGHTS)
+    float_face, byte_face = float_nets[0].classify(crops), byte_nets[0].classify(crops)
     decided = float_face.probs.max(1) >= 0.6  # a cocked die's side views are a toss-up for both
     assert decided.sum() >= 20
     assert (float_face.probs.argmax(1) == byte_face.probs.argmax(1))[decided].all()
@@ -45,14 +46,12 @@ def test_eight_bit_and_float_networks_agree_on_a_rendered_table():
     view = View.of(cal, empty.shape[1], empty.shape[0])
     pairs = [pose_crop(frame, x, y, cal.die_px, view) for frame, x, y in dice]
     blob = to_blob(np.stack([c for c, _ in pairs]), [t for _, t in pairs])
-    float_pose = PoseNet(WEIGHTS / "pose_net.onnx").net.forward(blob)
-    byte_pose = PoseNet(DEFAULT_POSE_WEIGHTS).net.forward(blob)
+    float_pose, byte_pose = float_nets[1].net.forward(blob), byte_nets[1].net.forward(blob)
     assert (float_pose.argmax(1) == byte_pose.argmax(1)).all()
     assert [POSES[int(p.argmax())] for p in byte_pose] == ["flat"] * 4 + ["cocked", "flat"]
     # and the reader reads the table's dice the same with either
-    float_reader = DiceReader(cal, background=empty, classifier=FaceClassifier(WEIGHTS / "face_net.onnx"),
-                              pose_net=PoseNet(WEIGHTS / "pose_net.onnx"))
-    byte_reader = DiceReader(cal, background=empty)
+    float_reader = DiceReader(cal, background=empty, classifier=float_nets[0], pose_net=float_nets[1])
+    byte_reader = DiceReader(cal, background=empty, classifier=byte_nets[0], pose_net=byte_nets[1])
     for frame, truth in frames:
         a = [(t.value, d and d.value, d and d.lie) for t, d in match(float_reader.read(frame), truth, cal.die_px)]
         b = [(t.value, d and d.value, d and d.lie) for t, d in match(byte_reader.read(frame), truth, cal.die_px)]

@@ -57,8 +57,8 @@ def float_networks() -> tuple[FaceClassifier, PoseNet]:
     return FaceClassifier(WEIGHTS / "face_net.onnx"), PoseNet(WEIGHTS / "pose_net.onnx")
 
 
-def photo_inputs(dataset: Path) -> np.ndarray:
-    reader = DiceReader(classifier=float_networks()[0])
+def photo_inputs(dataset: Path, face: FaceClassifier) -> np.ndarray:
+    reader = DiceReader(classifier=face)
 
     def run():
         for image in list_images(dataset):
@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     face, pose = float_networks()
     inputs = recorded_inputs(lambda: evaluate_synthetic(TUNE_THROWS, seed=TUNE_SEED, split="tune", classifier=face,
                                                         pose_net=pose))
-    inputs["face_net"] = np.concatenate([inputs["face_net"], photo_inputs(args.dataset)])
+    inputs["face_net"] = np.concatenate([inputs["face_net"], photo_inputs(args.dataset, face)])
 
     class Batches(CalibrationDataReader):
         def __init__(self, x: np.ndarray, name: str) -> None:
