@@ -75,14 +75,24 @@ def warm_up(reader) -> None:
         reader.pose_net.net.forward(np.zeros((1, 4, POSE_PX, POSE_PX), np.float32))  # 3 colours + view tangent
 
 
+# OpenCV's own worker threads, off: vision runs in the camera thread and the vision worker, one core each, as
+# `make bench` times a read (2026-12-05, this machine: with OpenCV's default pool a read of the speed rigs took
+# 0.5-0.6 ms less wall time and 51-60% more CPU; the at-rest check the same either way).
+OPENCV_THREADS = 1
+
+
 def vision_for(game: str, calibration, *, fps: float):
-    """The reader, watcher and empty-table model a dice table of `game` uses, built from its calibration."""
+    """The reader, watcher and empty-table model a dice table of `game` uses, built from its calibration; OpenCV
+    set to OPENCV_THREADS for the process (a setting of the whole process: the service's vision is all here)."""
+    import cv2
+
     from vision.at_rest import AtRestDetector
     from vision.dice_reader import DiceReader
     from vision.empty_table import EmptyTable
     from vision.throw_judge import rules_for
     from vision.throw_watch import ThrowWatcher
 
+    cv2.setNumThreads(OPENCV_THREADS)
     empty = calibration.empty_table_frame()
     reader = DiceReader(calibration, background=empty)
     region = calibration.search_mask(*calibration.image_size, 0.25)  # motion and changes count on the table only

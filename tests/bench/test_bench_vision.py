@@ -209,8 +209,9 @@ def summary(wall: list[float], cpu: list[float], frames: int | None = None) -> s
 
 def test_bench_speed_one_core(tmp_path):
     """Read time of the service's own reader (DiceReader as `DiceCamera` builds it, with the calibration's
-    empty table) on one core, 1280x720 rendered frames of rigs never tuned on (craps seed 1, banca
-    francesa seed 2): dice apart, and two dice touching (silhouette fit and a second read)."""
+    empty table) on one core, as the service runs OpenCV (`vision_for` sets one thread; set here first as well),
+    1280x720 rendered frames of rigs never tuned on (craps seed 1, banca francesa seed 2): dice apart, and two dice
+    touching (silhouette fit and a second read)."""
     cv2.setNumThreads(1)
     print(f"\nload average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())} (2 cores shared)")
     measured = 0

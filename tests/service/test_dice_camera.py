@@ -84,6 +84,18 @@ def test_the_camera_logs_the_pinned_hash_of_each_network_it_reads_with(tmp_path,
         assert f"{name} sha256 {hashlib.sha256((weights / name).read_bytes()).hexdigest()}" in caplog.text
 
 
+def test_the_camera_runs_opencv_on_the_one_thread_the_bench_times(tmp_path, replay):
+    """`make bench` times a read on one core (tests/bench/test_bench_vision.py, built by `vision_for` as here): the
+    service runs OpenCV so, not with its own pool of a thread per core."""
+    before = cv2.getNumThreads()
+    cv2.setNumThreads(2)  # OpenCV's default on this 2-core machine
+    try:
+        with Table(tmp_path, replay.calibration, replay.empty):
+            assert cv2.getNumThreads() == 1
+    finally:
+        cv2.setNumThreads(before)
+
+
 def test_without_an_empty_table_model_the_read_is_declined(tmp_path, replay):
     bare = tmp_path / "bare.json"  # a calibration made before the empty table was kept beside it
     replace(Calibration.load(replay.calibration), empty_table=None).save(bare)
