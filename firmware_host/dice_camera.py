@@ -31,7 +31,7 @@ from drivers.errors import DeviceError
 
 from .evidence import EvidenceStore
 from .free_memory import release_free_memory
-from .rounds.inputs import DeviceHealthChanged, DiceSeen
+from .rounds.inputs import DeviceHealthChanged, DeviceNotice, DiceSeen
 
 log = logging.getLogger(__name__)
 
@@ -110,6 +110,8 @@ class DiceCamera:
         self.evidence = evidence
         self.watcher, self.empty_table, self.idle = vision_for(game, calibration, fps=fps)
         self.reader = self.watcher.reader
+        if self.reader.lamp_spots is not None:
+            self.reader.lamp_spots.when_learned = self._lamp_learned
         for net in (self.reader.classifier, self.reader.pose_net):
             if net is not None:  # which networks read this table's dice: in the log of every start
                 log.info("camera: %s %s sha256 %s", type(net).__name__, net.weights.name, net.net.sha256)
@@ -141,6 +143,17 @@ class DiceCamera:
                          threading.Thread(target=self._vision_loop, name="vision", daemon=True)]
         for t in self._threads:
             t.start()
+
+    def _lamp_learned(self, x: float, y: float) -> None:
+        """The reader learned where a lamp is mirrored in the dice's top faces (vision/lamp_spots.py): dice lying there
+        are declined from now on, so the floor is told where, and what would end it (a notice on `events`)."""
+        tx, ty = self.reader.calibration.to_table(x, y)
+        self.sink(DeviceNotice(
+            "camera", "lamp_mirrored",
+            f"a lamp is mirrored in the dice's top faces at pixel ({x:.0f}, {y:.0f}), about ({tx:.0f}, {ty:.0f}) mm on "
+            "the felt: dice lying there are declined (void uncertain) until the lamp is moved or the camera and lamp "
+            "are cross-polarised (docs/vision.md, Installation)",
+            {"pixel": [round(x), round(y)], "table_mm": [round(tx), round(ty)]}))
 
     def stop(self) -> None:
         self._running.clear()

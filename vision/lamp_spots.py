@@ -16,7 +16,8 @@ counts once it was seen SIGHTINGS times, on dice lying in different places (one 
 lamp, read again in every frame it rests in, never declines others). Learned per reader (one camera, one
 calibration), in memory only: after a restart the table learns again from its first lamp cases. A hostile light aimed
 at the dice can only add places where dice are declined, never a read. Not thread-safe, as the reader that owns it
-is not: the service reads a table's frames in one worker.
+is not: the service reads a table's frames in one worker. Each place learned is logged, and handed to `when_learned`
+when set (the service tells the floor: firmware_host/dice_camera.py, notice `lamp_mirrored` on `events`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 import cv2
 import numpy as np
@@ -60,6 +62,8 @@ class LampSpots:
         self.die_px = float(die_px)
         self._spots: list[Spot] = []
         self._sightings = 0
+        # Called with a place's image point (x, y) when it is learned (in the reading thread; keep it short).
+        self.when_learned: Callable[[float, float], None] | None = None
 
     def saw(self, x: float, y: float, die: tuple[float, float, float]) -> None:
         """A lamp's image seen at image point (x, y) on the top face of a die (its centre's x, y in image pixels and
@@ -71,13 +75,16 @@ class LampSpots:
             if (s.x - x) ** 2 + (s.y - y) ** 2 <= near * near:
                 s.last = self._sightings
                 if not any(self.same_die(die, other) for other in s.by):
-                    if s.seen + 1 == SIGHTINGS:
+                    learned = s.seen + 1 == SIGHTINGS
+                    if learned:
                         self._make_room(learned=True)
                         log.warning("a lamp is mirrored in the dice's top faces at pixel (%.0f, %.0f): dice lying over "
                                     "it are declined from now on; cross-polarise or move the lamp (docs/vision.md, "
                                     "Installation)", s.x, s.y)
                     s.seen += 1
                     s.by = (s.by + [die])[-SIGHTINGS:]
+                    if learned and self.when_learned is not None:
+                        self.when_learned(s.x, s.y)
                 return
         self._make_room(learned=False)
         self._spots.append(Spot(float(x), float(y), 1, self._sightings, [die]))

@@ -18,10 +18,11 @@ from drivers.errors import DeviceError
 from drivers.settings import DevicesSection
 from firmware_host.evidence import EvidenceStore
 from firmware_host.hardware import HardwareTable
-from firmware_host.rounds.inputs import DiceSeen, ThrowStarted
+from firmware_host.rounds.inputs import DeviceNotice, DiceSeen, ThrowStarted
 from vision.calibration import Calibration
 from vision.evidence import BANNER_PX
 
+from .engine_harness import feed, make_engine, sent
 from .throw_replay import rendered_replay
 from .throwing_camera import ThrowingCamera
 
@@ -94,6 +95,29 @@ def test_the_camera_runs_opencv_on_the_one_thread_the_bench_times(tmp_path, repl
             assert cv2.getNumThreads() == 1
     finally:
         cv2.setNumThreads(before)
+
+
+def test_the_floor_is_told_where_the_reader_learned_a_lamp_and_the_engine_publishes_it(tmp_path, replay):
+    """A place where a lamp is mirrored in the dice's top faces, once learned (vision/lamp_spots.py), declines every
+    die lying there: the camera tells the floor where on the felt, and what ends it (a `device` event, notice
+    `lamp_mirrored`, docs/mqtt.md)."""
+    with Table(tmp_path, replay.calibration, replay.empty) as t:
+        spots = t.table.camera.reader.lamp_spots
+        spots.saw(640.0, 300.0, (632.0, 296.0, 10.0))
+        spots.saw(641.0, 301.0, (650.0, 310.0, 40.0))  # seen on a second die lying elsewhere: learned
+    notices = [i for i in t.items if isinstance(i, DeviceNotice)]
+    assert len(notices) == 1
+    notice = notices[0]
+    cal = Calibration.load(replay.calibration)
+    tx, ty = cal.to_table(640.0, 300.0)
+    assert (notice.device, notice.kind) == ("camera", "lamp_mirrored")
+    assert notice.detail == {"pixel": [640, 300], "table_mm": [round(tx), round(ty)]}
+    assert "(640, 300)" in notice.message and "polarised" in notice.message
+    engine = make_engine(tmp_path / "engine")
+    feed(engine, notice)
+    events = [e for _, e in sent(engine, "/events") if e["kind"] == "device"]
+    assert events[-1]["detail"]["notice"] == "lamp_mirrored"
+    assert events[-1]["detail"]["table_mm"] == [round(tx), round(ty)]
 
 
 def test_without_an_empty_table_model_the_read_is_declined(tmp_path, replay):

@@ -26,10 +26,14 @@ DIE = 20.0
 
 def test_a_place_seen_on_two_dice_declines_a_die_whose_face_lies_over_it(caplog):
     spots = LampSpots(DIE)
+    told = []
+    spots.when_learned = lambda x, y: told.append((x, y))
     spots.saw(100.0, 100.0, (95.0, 98.0, 10.0))
     assert not spots.covers(100.0, 100.0, 0.0), "seen once: no die is declined yet"
-    assert SIGHTINGS == 2
+    assert SIGHTINGS == 2 and told == []
     spots.saw(101.0, 99.0, (104.0, 103.0, 30.0))
+    spots.saw(100.5, 100.5, (96.0, 104.0, 60.0))  # a third die: the place was learned already, nothing more to tell
+    assert told == [(100.0, 100.0)]
     assert spots.covers(108.0, 92.0, 0.0)  # the place lies 8 px in along both edges of a 20 px face
     assert not spots.covers(112.0, 100.0, 0.0)  # 12 px along an edge: beside the face
     assert spots.covers(112.0, 100.0, 45.0)  # the same die turned 45 degrees: its corner reaches over the place
