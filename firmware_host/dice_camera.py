@@ -18,6 +18,7 @@ missing or no longer fits the table: the slow read without a model is never used
 from __future__ import annotations
 
 import logging
+import math
 import queue
 import threading
 import time
@@ -62,6 +63,18 @@ class Timing:
     sent: float  # monotonic time the DiceSeen was put on the engine's inbox
     read_ms: float  # time the worker spent reading the last requested frame
     evidence_ahead: bool  # the evidence was encoded before the last frame came (it agreed)
+
+
+def frame_fault(image, size: tuple[int, int]) -> str | None:
+    """Why a camera frame cannot be read against a calibration made for `size` (width, height) frames; None if it can."""
+    if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
+        what = f"{image.dtype} {image.shape}" if isinstance(image, np.ndarray) else type(image).__name__
+        return f"the camera gives {what} frames, not 8-bit BGR"
+    h, w = image.shape[:2]
+    if (w, h) != tuple(size):
+        return (f"the camera gives {w}x{h} frames, the calibration is for {size[0]}x{size[1]}: set [devices.camera] width "
+                "and height to the calibration's, or calibrate again (`tablehw vision calibrate`); throws are not read")
+    return None
 
 
 def warm_up(reader) -> None:
@@ -131,6 +144,8 @@ class DiceCamera:
         self._ahead: tuple[Throw, int, Any, bytes] | None = None  # the vision worker's evidence encoded ahead
         self._running = threading.Event()
         self._threads: list[threading.Thread] = []
+        self._frame_fault: str | None = None  # why the camera's frames do not fit the calibration (None: they do)
+        self._failed_logged = -math.inf
 
     def start(self, frames: Callable[[], Any], sink: Callable[[Any], None]) -> None:
         """`frames()` gives the camera (a FrameSource) or None while it is not there."""
@@ -187,10 +202,37 @@ class DiceCamera:
                 frame = camera.read()
             except DeviceError as exc:
                 self.sink(DeviceHealthChanged("camera", "lost", str(exc)))
+                self._frame_fault = None  # told again if the camera comes back with frames that do not fit
                 self._running.wait(1.0)
                 continue
             self.frames_taken += 1
+            if self._frames_fit(frame.image):
+                self._take_guarded(frame)
+
+    def _frames_fit(self, image) -> bool:
+        """Whether a frame is what the calibration was made for (BGR, its size). Frames that are not are skipped, and the
+        camera is `degraded`, saying why, until they fit again: a camera that came back at another resolution (its
+        settings not taken) would otherwise read every throw against the wrong table."""
+        fault = frame_fault(image, self.reader.calibration.image_size)
+        if fault != self._frame_fault:
+            self._frame_fault = fault
+            if fault is None:
+                self.sink(DeviceHealthChanged("camera", "connected", "frames fit the calibration again"))
+            else:
+                log.error("camera: %s", fault)
+                self.sink(DeviceHealthChanged("camera", "degraded", fault))
+        return fault is None
+
+    def _take_guarded(self, frame) -> None:
+        """`_take`, the camera thread outliving a frame it fails on (logged at most once a minute): the throw it
+        belonged to is voided by the engine's reading timeout, as a read that failed in the worker."""
+        try:
             self._take(frame)
+        except Exception:
+            now = time.monotonic()
+            if now - self._failed_logged >= 60.0:
+                self._failed_logged = now
+                log.exception("camera: watching failed on a frame (told at most once a minute)")
 
     def _take(self, frame) -> None:
         with self._lock:

@@ -18,7 +18,7 @@ from drivers.errors import DeviceError
 from drivers.settings import DevicesSection
 from firmware_host.evidence import EvidenceStore
 from firmware_host.hardware import HardwareTable
-from firmware_host.rounds.inputs import DeviceNotice, DiceSeen, ThrowStarted
+from firmware_host.rounds.inputs import DeviceHealthChanged, DeviceNotice, DiceSeen, ThrowStarted
 from vision.calibration import Calibration
 from vision.evidence import BANNER_PX
 
@@ -118,6 +118,41 @@ def test_the_floor_is_told_where_the_reader_learned_a_lamp_and_the_engine_publis
     events = [e for _, e in sent(engine, "/events") if e["kind"] == "device"]
     assert events[-1]["detail"]["notice"] == "lamp_mirrored"
     assert events[-1]["detail"]["table_mm"] == [round(tx), round(ty)]
+
+
+class ResizingCamera(ThrowingCamera):
+    """The stand-in giving its frames at another size while `size` is set (a camera back at its default mode)."""
+
+    size: tuple[int, int] | None = None
+
+    def read(self):
+        ok, image = super().read()
+        return ok, image if self.size is None else cv2.resize(image, self.size)
+
+
+def test_frames_of_another_size_than_the_calibration_s_make_the_camera_degraded_and_are_not_read(tmp_path, replay):
+    """Frames of another size (the camera reopened in its default mode) were handed to vision: the calibration refused
+    them in the camera thread, which died, and the table went on "connected" reading nothing. Now they are skipped, the
+    camera is `degraded` saying both sizes, and once frames fit again it is `connected` and throws are read."""
+    t = Table(tmp_path, replay.calibration, replay.empty)
+    t.camera = ResizingCamera(replay.empty)
+    t.camera.size = (960, 540)
+    t.table = HardwareTable(SECTION, "craps", EvidenceStore(tmp_path / "storage", 7),
+                            calibration=str(replay.calibration), capture_factory=t.camera)
+    health = lambda: [i for i in t.items if isinstance(i, DeviceHealthChanged)]  # noqa: E731
+    with t:
+        assert wait_for(lambda: len(health()) >= 2, 10)
+        degraded = health()[1]
+        assert degraded.health == "degraded" and "960x540" in degraded.message and "1280x720" in degraded.message
+        taken = t.table.camera.frames_taken
+        assert wait_for(lambda: t.table.camera.frames_taken >= taken + 10, 5), "the camera thread stopped"
+        assert len(health()) == 2, "told once, not for every frame"
+        t.camera.size = None
+        assert wait_for(lambda: len(health()) >= 3, 5)
+        assert health()[2].health == "connected"
+        t.throw(replay.throws[0])
+        assert wait_for(lambda: t.seen(), 30)
+    assert t.seen()[0].faces is not None
 
 
 def test_without_an_empty_table_model_the_read_is_declined(tmp_path, replay):
