@@ -145,6 +145,7 @@ class DiceCamera:
         self._running = threading.Event()
         self._threads: list[threading.Thread] = []
         self._frame_fault: str | None = None  # why the camera's frames do not fit the calibration (None: they do)
+        self._read_failed = False  # the last read failed (told `lost`): the next frame is told `connected`
         self._failed_logged = -math.inf
 
     def start(self, frames: Callable[[], Any], sink: Callable[[Any], None]) -> None:
@@ -200,11 +201,17 @@ class DiceCamera:
                 continue
             try:
                 frame = camera.read()
-            except DeviceError as exc:
-                self.sink(DeviceHealthChanged("camera", "lost", str(exc)))
+            except Exception as exc:  # DeviceError, or a capture failing its own way: lost, never the loop's end
+                if not isinstance(exc, DeviceError):
+                    log.exception("camera: reading a frame failed")
+                self.sink(DeviceHealthChanged("camera", "lost", str(exc) or type(exc).__name__))
                 self._frame_fault = None  # told again if the camera comes back with frames that do not fit
+                self._read_failed = True
                 self._running.wait(1.0)
                 continue
+            if self._read_failed:
+                self._read_failed = False
+                self.sink(DeviceHealthChanged("camera", "connected", "frames again"))
             self.frames_taken += 1
             if self._frames_fit(frame.image):
                 self._take_guarded(frame)

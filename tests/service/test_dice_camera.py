@@ -155,6 +155,35 @@ def test_frames_of_another_size_than_the_calibration_s_make_the_camera_degraded_
     assert t.seen()[0].faces is not None
 
 
+class FailingOnceCamera(ThrowingCamera):
+    """The stand-in whose capture fails once its own way (not a DeviceError: an error of the driver underneath)."""
+
+    failed = False
+
+    def read(self):
+        if not self.failed and self.delivered >= 5:
+            self.failed = True
+            raise RuntimeError("VIDIOC_DQBUF: No such device")
+        return super().read()
+
+
+def test_a_capture_that_fails_its_own_way_is_lost_then_read_again(tmp_path, replay):
+    """An error of the capture that is not a DeviceError ended the camera thread; now the camera is `lost` with it,
+    `connected` at the next frame, and throws are read."""
+    t = Table(tmp_path, replay.calibration, replay.empty)
+    t.camera = FailingOnceCamera(replay.empty)
+    t.table = HardwareTable(SECTION, "craps", EvidenceStore(tmp_path / "storage", 7),
+                            calibration=str(replay.calibration), capture_factory=t.camera)
+    with t:
+        health = lambda: [i for i in t.items if isinstance(i, DeviceHealthChanged)]  # noqa: E731
+        assert wait_for(lambda: len(health()) >= 3, 5)  # connected (set up), lost, connected (frames again)
+        assert [h.health for h in health()] == ["connected", "lost", "connected"]
+        assert "VIDIOC_DQBUF" in health()[1].message
+        t.throw(replay.throws[0])
+        assert wait_for(lambda: t.seen(), 30), "the camera thread ended"
+    assert t.seen()[0].faces is not None
+
+
 def test_without_an_empty_table_model_the_read_is_declined(tmp_path, replay):
     bare = tmp_path / "bare.json"  # a calibration made before the empty table was kept beside it
     replace(Calibration.load(replay.calibration), empty_table=None).save(bare)
