@@ -23,6 +23,7 @@ from .markers import (detect_markers, detect_sightings, fitting_sightings, layou
                       marker_corners_mm, recover)
 
 VERSION = 1
+MAX_IMAGE_SIDE = 8192  # pixels: a calibration file's image_size is bounded (an edited one must not allocate gigabytes)
 
 
 @dataclass(frozen=True)
@@ -161,6 +162,10 @@ class Calibration:
             raise CalibrationError(f"{path}: missing or malformed key: {exc}") from exc
         if hom.shape != (3, 3) or not np.isfinite(hom).all():
             raise CalibrationError(f"{path}: homography must be a finite 3x3 matrix")
+        if not np.isfinite(np.linalg.cond(hom)) or np.linalg.cond(hom) > 1e12:
+            raise CalibrationError(f"{path}: homography is singular: it maps no table")
+        if not all(16 <= v <= MAX_IMAGE_SIDE for v in size):
+            raise CalibrationError(f"{path}: image_size must be 16-{MAX_IMAGE_SIDE} pixels a side, got {size[0]}x{size[1]}")
         height = doc.get("camera_height_mm")
         if height is not None and not (isinstance(height, (int, float)) and 100 <= height <= 10000):
             raise CalibrationError(f"{path}: camera_height_mm must be 100-10000 mm, got {height!r}")

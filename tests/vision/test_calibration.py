@@ -74,12 +74,22 @@ def test_the_empty_table_is_kept_beside_the_calibration(tmp_path, craps_rig):
     assert not (tmp_path / "small.json").exists()  # refused before anything was written
 
 
+# A calibration file as `save` writes it, but for what each case below changes (an edited file).
+GOOD = ('{"version": 1, "image_size": [1280, 720], "homography": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], '
+        '"layout": %s}' % json.dumps(layout_for("craps").as_json()))
+
+
 @pytest.mark.parametrize("text, message", [
     ("not json", "not JSON"),
     ('{"version": 2}', "version must be 1"),
     ('{"version": 1, "image_size": [1280, 720]}', "missing or malformed key"),
+    (GOOD.replace('"image_size": [1280, 720]', '"image_size": [1280, 7200000]'), "image_size must be 16-8192"),
+    (GOOD.replace('"image_size": [1280, 720]', '"image_size": [-1280, 720]'), "image_size must be 16-8192"),
+    (GOOD.replace('[[1, 0, 0], [0, 1, 0], [0, 0, 1]]', '[[1, 2, 0], [2, 4, 0], [0, 0, 1]]'), "singular"),
 ])
 def test_bad_calibration_files_are_refused_with_the_reason(tmp_path, text, message):
+    (tmp_path / "good.json").write_text(GOOD)
+    assert Calibration.load(tmp_path / "good.json").image_size == (1280, 720)  # what the cases change is all
     path = tmp_path / "cal.json"
     path.write_text(text)
     with pytest.raises(CalibrationError, match=message):
