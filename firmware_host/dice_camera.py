@@ -278,7 +278,17 @@ class DiceCamera:
             if self._throw is not None or not self._clear:
                 return  # bets closed meanwhile: the table is no longer clear
         if self.empty_table.offer(image, self.reader):
-            log.info("camera: empty-table model %d (%s)", self.empty_table.version, self.empty_table.how)
+            model = self.empty_table
+            log.info("camera: empty-table model %d (%s)", model.version, model.how)
+            if model.how == "replaced":  # from frames nothing could check: the floor is told (and the journal keeps it)
+                self.sink(DeviceNotice(
+                    "camera", "empty_table_replaced",
+                    f"the camera's empty-table model was {'made' if model.version == 1 else 'replaced'} (model "
+                    f"{model.version}) from {model.samples} still "
+                    "frames taken while bets were open, with nothing to check them against (lights changed? camera "
+                    "moved?): a die lying on the table then is part of the model, and one thrown onto that spot is "
+                    "missed (the count voids its throw) until the next refresh",
+                    {"model": model.version}))
 
     def _read(self, throw: Throw, request, frame) -> None:
         with self._lock:

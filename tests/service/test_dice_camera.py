@@ -232,6 +232,21 @@ def test_the_model_is_refreshed_while_bets_are_open_and_never_from_dice_lying_th
         assert model.how == "refreshed"
 
 
+def test_a_model_replaced_from_unchecked_frames_is_told_to_the_floor(tmp_path, replay):
+    """The table's light changed (the camera shows it 60 grey levels brighter than the installation photo): the
+    model no longer fits, so it is replaced from still frames nothing can check (vision/empty_table.py) and the floor
+    is told, as a `device` event, notice `empty_table_replaced` (docs/mqtt.md): a die lying there then is missed."""
+    brighter = [cv2.add(e, np.full_like(e, 60)) for e in replay.empty]
+    with Table(tmp_path, replay.calibration, brighter) as t:
+        model = t.table.camera.empty_table
+        t.table.phase_changed("betting", 2, 1)
+        assert wait_for(lambda: model.version == 2, 30)
+    assert model.how == "replaced"
+    notices = [i for i in t.items if isinstance(i, DeviceNotice)]
+    assert [(n.device, n.kind, n.detail) for n in notices] == [("camera", "empty_table_replaced", {"model": 2})]
+    assert "nothing to check them against" in notices[0].message
+
+
 def test_the_evidence_is_encoded_ahead_when_the_last_reading_agrees(tmp_path, replay):
     thrown = replay.throws[0]
     steady = replace(thrown, still=thrown.still[:1])  # one still image: every reading of the rest is the same
