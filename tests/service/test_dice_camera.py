@@ -46,8 +46,8 @@ def wait_for(condition, timeout_s: float) -> bool:
 class Table:
     """A HardwareTable on the camera stand-in, its inputs collected as the engine's inbox would."""
 
-    def __init__(self, tmp_path: Path, calibration: Path, empty) -> None:
-        self.camera = ThrowingCamera(empty)
+    def __init__(self, tmp_path: Path, calibration: Path, empty, camera: ThrowingCamera | None = None) -> None:
+        self.camera = camera or ThrowingCamera(empty)
         self.items: list = []
         self.table = HardwareTable(SECTION, "craps", EvidenceStore(tmp_path / "storage", 7),
                                    calibration=str(calibration), capture_factory=self.camera)
@@ -134,11 +134,9 @@ def test_frames_of_another_size_than_the_calibration_s_make_the_camera_degraded_
     """Frames of another size (the camera reopened in its default mode) were handed to vision: the calibration refused
     them in the camera thread, which died, and the table went on "connected" reading nothing. Now they are skipped, the
     camera is `degraded` saying both sizes, and once frames fit again it is `connected` and throws are read."""
-    t = Table(tmp_path, replay.calibration, replay.empty)
-    t.camera = ResizingCamera(replay.empty)
-    t.camera.size = (960, 540)
-    t.table = HardwareTable(SECTION, "craps", EvidenceStore(tmp_path / "storage", 7),
-                            calibration=str(replay.calibration), capture_factory=t.camera)
+    camera = ResizingCamera(replay.empty)
+    camera.size = (960, 540)
+    t = Table(tmp_path, replay.calibration, replay.empty, camera)
     health = lambda: [i for i in t.items if isinstance(i, DeviceHealthChanged)]  # noqa: E731
     with t:
         assert wait_for(lambda: len(health()) >= 2, 10)
@@ -170,10 +168,7 @@ class FailingOnceCamera(ThrowingCamera):
 def test_a_capture_that_fails_its_own_way_is_lost_then_read_again(tmp_path, replay):
     """An error of the capture that is not a DeviceError ended the camera thread; now the camera is `lost` with it,
     `connected` at the next frame, and throws are read."""
-    t = Table(tmp_path, replay.calibration, replay.empty)
-    t.camera = FailingOnceCamera(replay.empty)
-    t.table = HardwareTable(SECTION, "craps", EvidenceStore(tmp_path / "storage", 7),
-                            calibration=str(replay.calibration), capture_factory=t.camera)
+    t = Table(tmp_path, replay.calibration, replay.empty, FailingOnceCamera(replay.empty))
     with t:
         health = lambda: [i for i in t.items if isinstance(i, DeviceHealthChanged)]  # noqa: E731
         assert wait_for(lambda: len(health()) >= 3, 5)  # connected (set up), lost, connected (frames again)
