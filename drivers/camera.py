@@ -48,17 +48,30 @@ class FrameSource(Protocol):
     def close(self) -> None: ...
 
 
-class V4L2Camera:
-    """OpenCV VideoCapture on the V4L2 backend, with exposure and white balance fixed from config."""
+REOPEN_FIRST_S = 1.0  # a camera that stopped giving frames is opened again after this, then after twice as long ...
+REOPEN_MAX_S = 30.0  # ... up to this (as serial links are reopened with backoff: docs/devices.md)
 
-    def __init__(self, settings: V4L2CameraSettings, *, capture_factory: Callable = cv2.VideoCapture) -> None:
+
+class V4L2Camera:
+    """OpenCV VideoCapture on the V4L2 backend, with exposure and white balance fixed from config.
+
+    A camera that stops giving frames (unplugged, a USB reset) is closed, and opened again by a later `read` with its
+    settings applied and checked again, after REOPEN_FIRST_S, doubling up to REOPEN_MAX_S while it cannot be; until
+    then `read` raises SourceError saying so. `clock` (monotonic seconds) is injected for tests."""
+
+    def __init__(self, settings: V4L2CameraSettings, *, capture_factory: Callable = cv2.VideoCapture,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.settings = settings
         self.name = settings.device
+        self.capture_factory, self.clock = capture_factory, clock
         self.capture = capture_factory(settings.device, cv2.CAP_V4L2)
         if not self.capture.isOpened():
             raise SourceError(f"camera {settings.device}: cannot open (V4L2)")
         self.index = 0
         self.report = self._apply_settings()
+        self.reopenings = 0  # times the camera was opened again after it stopped giving frames
+        self._retry_s = REOPEN_FIRST_S
+        self._retry_at = 0.0
 
     def _apply_settings(self) -> dict[str, tuple[float, float]]:
         """Set every property, read it back; refuse automatic modes; return {name: (asked, got)}."""
@@ -90,16 +103,49 @@ class V4L2Camera:
         return report
 
     def read(self) -> CameraFrame:
+        if self.capture is None:
+            self._reopen()
         ok, image = self.capture.read()
         mono, utc = now_stamp()
         if not ok or image is None:
-            raise SourceError(f"camera {self.name}: no frame (unplugged or stalled?)")
+            self._closed_for(REOPEN_FIRST_S)
+            raise SourceError(f"camera {self.name}: no frame (unplugged or stalled?); opening it again in "
+                              f"{REOPEN_FIRST_S:g} s")
+        if self._retry_s != REOPEN_FIRST_S:
+            self._retry_s = REOPEN_FIRST_S  # frames again: the next loss starts the backoff afresh
         frame = CameraFrame(image, self.index, mono, utc, self.name)
         self.index += 1
         return frame
 
+    def _closed_for(self, seconds: float) -> None:
+        """Release the capture; the next `read` after `seconds` opens the camera again."""
+        if self.capture is not None:
+            self.capture.release()
+        self.capture = None
+        self._retry_at = self.clock() + seconds
+
+    def _reopen(self) -> None:
+        wait = self._retry_at - self.clock()
+        if wait > 0:
+            raise SourceError(f"camera {self.name}: no frame; opening it again in {wait:.1f} s")
+        capture = self.capture_factory(self.settings.device, cv2.CAP_V4L2)
+        try:
+            if not capture.isOpened():
+                raise SourceError(f"camera {self.name}: cannot open (V4L2)")
+            self.capture = capture
+            self.report = self._apply_settings()  # refused (automatic modes stay on): released, SourceError
+        except SourceError as exc:
+            self.capture = capture
+            self._retry_s = min(2 * self._retry_s, REOPEN_MAX_S)
+            self._closed_for(self._retry_s)
+            raise SourceError(f"{exc}; trying again in {self._retry_s:g} s") from None
+        self.reopenings += 1
+        log.warning("camera %s: opened again after it stopped giving frames (%d times so far)", self.name,
+                    self.reopenings)
+
     def close(self) -> None:
-        self.capture.release()
+        if self.capture is not None:
+            self.capture.release()
 
 
 class ReplaySource:

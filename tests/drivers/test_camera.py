@@ -60,6 +60,56 @@ def test_v4l2_fixes_exposure_and_white_balance_from_config():
         camera.read()
 
 
+class Plug:
+    """The camera's USB plug: captures opened while it is out cannot open; the factory counts the opens."""
+
+    def __init__(self, frames=3):
+        self.plugged, self.opens, self.frames = True, 0, frames
+        self.captures: list[RecordingCapture] = []
+
+    def __call__(self, device, backend):
+        self.opens += 1
+        capture = RecordingCapture(device, backend, frames=self.frames)
+        capture.isOpened = lambda: self.plugged
+        self.captures.append(capture)
+        return capture
+
+
+def test_a_camera_that_stops_giving_frames_is_opened_again_with_backoff_and_its_settings():
+    """Unplugged and plugged back (a USB reset): the camera was never opened again, so the table read nothing until
+    restarted. Now it is, after 1 s, then 2, 4 ... up to 30 s while it cannot be, its settings applied again."""
+    now = [100.0]
+    plug = Plug()
+    camera = V4L2Camera(V4L2CameraSettings(exposure=200.0), capture_factory=plug, clock=lambda: now[0])
+    assert [camera.read().index for _ in range(3)] == [0, 1, 2]
+    plug.plugged = False
+    with pytest.raises(SourceError, match="no frame .*opening it again in 1 s"):
+        camera.read()  # the capture had no frame left: closed
+    assert plug.captures[0].released
+    with pytest.raises(SourceError, match="opening it again in 1.0 s"):
+        camera.read()  # too soon: not tried
+    assert plug.opens == 1
+    waits = []
+    for _ in range(7):
+        now[0] += 60.0
+        with pytest.raises(SourceError, match="cannot open") as refused:
+            camera.read()
+        waits.append(float(str(refused.value).rsplit("again in ", 1)[1].split(" s")[0]))
+    assert waits == [2.0, 4.0, 8.0, 16.0, 30.0, 30.0, 30.0] and plug.opens == 8
+    plug.plugged = True
+    now[0] += 29.0
+    with pytest.raises(SourceError, match="opening it again in 1.0 s"):
+        camera.read()
+    now[0] += 1.0
+    frame = camera.read()
+    assert frame.index == 3 and plug.opens == 9 and camera.reopenings == 1
+    props = plug.captures[-1].props  # the settings applied again, and checked
+    assert props[cv2.CAP_PROP_AUTO_EXPOSURE] == 1.0 and props[cv2.CAP_PROP_EXPOSURE] == 200.0
+    assert [camera.read().index for _ in range(2)] == [4, 5]
+    with pytest.raises(SourceError, match="opening it again in 1 s"):
+        camera.read()  # lost again: the backoff starts afresh at 1 s
+
+
 def test_v4l2_refuses_a_camera_that_stays_automatic():
     factory = lambda device, backend: RecordingCapture(device, backend, sticky_auto=True)  # noqa: E731
     with pytest.raises(SourceError, match="automatic exposure or white balance stays on"):
