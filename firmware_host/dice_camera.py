@@ -30,9 +30,10 @@ import numpy as np
 
 from drivers.errors import DeviceError
 
+from .camera_health import CameraHealth
 from .evidence import EvidenceStore
 from .free_memory import release_free_memory
-from .rounds.inputs import DeviceHealthChanged, DeviceNotice, DiceSeen
+from .rounds.inputs import DeviceNotice, DiceSeen
 
 log = logging.getLogger(__name__)
 
@@ -144,8 +145,7 @@ class DiceCamera:
         self._ahead: tuple[Throw, int, Any, bytes] | None = None  # the vision worker's evidence encoded ahead
         self._running = threading.Event()
         self._threads: list[threading.Thread] = []
-        self._frame_fault: str | None = None  # why the camera's frames do not fit the calibration (None: they do)
-        self._read_failed = False  # the last read failed (told `lost`): the next frame is told `connected`
+        self.health = CameraHealth(lambda item: self.sink(item))  # lost / degraded / connected, one owner
         self._failed_logged = -math.inf
 
     def start(self, frames: Callable[[], Any], sink: Callable[[Any], None]) -> None:
@@ -204,14 +204,10 @@ class DiceCamera:
             except Exception as exc:  # DeviceError, or a capture failing its own way: lost, never the loop's end
                 if not isinstance(exc, DeviceError):
                     log.exception("camera: reading a frame failed")
-                self.sink(DeviceHealthChanged("camera", "lost", str(exc) or type(exc).__name__))
-                self._frame_fault = None  # told again if the camera comes back with frames that do not fit
-                self._read_failed = True
+                self.health.fault("capture", "lost", str(exc) or type(exc).__name__)
                 self._running.wait(1.0)
                 continue
-            if self._read_failed:
-                self._read_failed = False
-                self.sink(DeviceHealthChanged("camera", "connected", "frames again"))
+            self.health.fine("capture", "frames again")
             self.frames_taken += 1
             if self._frames_fit(frame.image):
                 self._take_guarded(frame)
@@ -221,14 +217,12 @@ class DiceCamera:
         camera is `degraded`, saying why, until they fit again: a camera that came back at another resolution (its
         settings not taken) would otherwise read every throw against the wrong table."""
         fault = frame_fault(image, self.reader.calibration.image_size)
-        if fault != self._frame_fault:
-            self._frame_fault = fault
-            if fault is None:
-                self.sink(DeviceHealthChanged("camera", "connected", "frames fit the calibration again"))
-            else:
-                log.error("camera: %s", fault)
-                self.sink(DeviceHealthChanged("camera", "degraded", fault))
-        return fault is None
+        if fault is None:
+            self.health.fine("frames", "frames fit the calibration again")
+            return True
+        if self.health.fault("frames", "degraded", fault):
+            log.error("camera: %s", fault)
+        return False
 
     def _take_guarded(self, frame) -> None:
         """`_take`, the camera thread outliving a frame it fails on (logged at most once a minute): the throw it
@@ -280,6 +274,7 @@ class DiceCamera:
         if self.empty_table.offer(image, self.reader):
             model = self.empty_table
             log.info("camera: empty-table model %d (%s)", model.version, model.how)
+            self.health.fine("model", f"a new empty-table model ({model.how})")
             if model.how == "replaced":  # from frames nothing could check: the floor is told (and the journal keeps it)
                 self.sink(DeviceNotice(
                     "camera", "empty_table_replaced",
@@ -298,6 +293,10 @@ class DiceCamera:
 
         started = time.perf_counter()
         unfit = self.empty_table.unfit(frame.image)
+        if unfit is None:
+            self.health.fine("model", "reads against an empty-table model that fits again")
+        else:
+            self.health.fault("model", "degraded", f"reads declined: {unfit}")
         reading = self.reader.read(frame.image) if unfit is None else Reading(())
         read_ms = (time.perf_counter() - started) * 1000
         if unfit is None:

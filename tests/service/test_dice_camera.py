@@ -183,9 +183,16 @@ def test_without_an_empty_table_model_the_read_is_declined(tmp_path, replay):
     bare = tmp_path / "bare.json"  # a calibration made before the empty table was kept beside it
     replace(Calibration.load(replay.calibration), empty_table=None).save(bare)
     assert Calibration.load(bare).empty_table is None
+    health = lambda: [(i.health, i.message) for i in t.items if isinstance(i, DeviceHealthChanged)]  # noqa: E731
     with Table(tmp_path, bare, replay.empty) as t:
         t.throw(replay.throws[0])
         assert wait_for(lambda: t.seen(), 30)
+        # the floor sees why in `state` too: the camera is degraded until a model is made while bets are open
+        assert health()[-1][0] == "degraded" and "reads declined: no empty-table model" in health()[-1][1]
+        t.camera.clear()
+        t.table.phase_changed("betting", 2, 1)
+        assert wait_for(lambda: health()[-1][0] == "connected", 30)
+        assert health()[-1][1] == "a new empty-table model (replaced)"
     seen = t.seen()[0]
     assert seen.faces is None and seen.void_reason == "uncertain"
     assert "no empty-table model" in seen.detail["detail"]
