@@ -135,7 +135,7 @@ class V4L2Camera:
             self.capture = capture
             self.report = self._apply_settings()  # refused (automatic modes stay on): released, SourceError
         except SourceError as exc:
-            self.capture = capture
+            self.capture = capture  # released by _closed_for, as a capture that stopped giving frames
             self._retry_s = min(2 * self._retry_s, REOPEN_MAX_S)
             self._closed_for(self._retry_s)
             raise SourceError(f"{exc}; trying again in {self._retry_s:g} s") from None
