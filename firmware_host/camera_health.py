@@ -21,6 +21,8 @@ WORST_FIRST = ("lost", "degraded")
 
 
 class CameraHealth:
+    """The faults a camera's parts hold; `sink` is told each change of the worst (a `DeviceHealthChanged`)."""
+
     def __init__(self, sink: Callable[[Any], None], device: str = "camera") -> None:
         self.sink = sink
         self.device = device
