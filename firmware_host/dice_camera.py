@@ -67,14 +67,15 @@ class Timing:
 
 
 def frame_fault(image, size: tuple[int, int]) -> str | None:
-    """Why a camera frame cannot be read against a calibration made for `size` (width, height) frames; None if it can."""
+    """Why a camera frame cannot be read against a calibration made for `size` (width, height) frames; None: it can."""
     if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
         what = f"{image.dtype} {image.shape}" if isinstance(image, np.ndarray) else type(image).__name__
         return f"the camera gives {what} frames, not 8-bit BGR"
     h, w = image.shape[:2]
     if (w, h) != tuple(size):
-        return (f"the camera gives {w}x{h} frames, the calibration is for {size[0]}x{size[1]}: set [devices.camera] width "
-                "and height to the calibration's, or calibrate again (`tablehw vision calibrate`); throws are not read")
+        return (f"the camera gives {w}x{h} frames, the calibration is for {size[0]}x{size[1]}: set [devices.camera] "
+                "width and height to the calibration's, or calibrate again (`tablehw vision calibrate`); throws are "
+                "not read")
     return None
 
 
@@ -213,8 +214,8 @@ class DiceCamera:
                 self._take_guarded(frame)
 
     def _frames_fit(self, image) -> bool:
-        """Whether a frame is what the calibration was made for (BGR, its size). Frames that are not are skipped, and the
-        camera is `degraded`, saying why, until they fit again: a camera that came back at another resolution (its
+        """Whether a frame is what the calibration was made for (BGR, its size). Frames that are not are skipped, and
+        the camera is `degraded`, saying why, until they fit again: a camera that came back at another resolution (its
         settings not taken) would otherwise read every throw against the wrong table."""
         fault = frame_fault(image, self.reader.calibration.image_size)
         if fault is None:

@@ -165,7 +165,8 @@ class Calibration:
         if not np.linalg.cond(hom) <= 1e12:  # NaN (singular) fails too
             raise CalibrationError(f"{path}: homography is singular: it maps no table")
         if not all(16 <= v <= MAX_IMAGE_SIDE for v in size):
-            raise CalibrationError(f"{path}: image_size must be 16-{MAX_IMAGE_SIDE} pixels a side, got {size[0]}x{size[1]}")
+            raise CalibrationError(f"{path}: image_size must be 16-{MAX_IMAGE_SIDE} pixels a side, "
+                                   f"got {size[0]}x{size[1]}")
         height = doc.get("camera_height_mm")
         if height is not None and not (isinstance(height, (int, float)) and 100 <= height <= 10000):
             raise CalibrationError(f"{path}: camera_height_mm must be 100-10000 mm, got {height!r}")
