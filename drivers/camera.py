@@ -64,14 +64,20 @@ class V4L2Camera:
         self.settings = settings
         self.name = settings.device
         self.capture_factory, self.clock = capture_factory, clock
-        self.capture = capture_factory(settings.device, cv2.CAP_V4L2)
-        if not self.capture.isOpened():
-            raise SourceError(f"camera {settings.device}: cannot open (V4L2)")
+        self.capture = None
+        self.report = self._open()
         self.index = 0
-        self.report = self._apply_settings()
         self.reopenings = 0  # times the camera was opened again after it stopped giving frames
         self._retry_s = REOPEN_FIRST_S
         self._retry_at = 0.0
+
+    def _open(self) -> dict[str, tuple[float, float]]:
+        """Open the device and fix its settings (`_apply_settings`); SourceError when it cannot be (the capture kept
+        in `self.capture` for the caller to release)."""
+        self.capture = self.capture_factory(self.settings.device, cv2.CAP_V4L2)
+        if not self.capture.isOpened():
+            raise SourceError(f"camera {self.name}: cannot open (V4L2)")
+        return self._apply_settings()
 
     def _apply_settings(self) -> dict[str, tuple[float, float]]:
         """Set every property, read it back; refuse automatic modes; return {name: (asked, got)}."""
@@ -111,8 +117,7 @@ class V4L2Camera:
             self._closed_for(REOPEN_FIRST_S)
             raise SourceError(f"camera {self.name}: no frame (unplugged or stalled?); opening it again in "
                               f"{REOPEN_FIRST_S:g} s")
-        if self._retry_s != REOPEN_FIRST_S:
-            self._retry_s = REOPEN_FIRST_S  # frames again: the next loss starts the backoff afresh
+        self._retry_s = REOPEN_FIRST_S  # frames again: the next loss starts the backoff afresh
         frame = CameraFrame(image, self.index, mono, utc, self.name)
         self.index += 1
         return frame
@@ -128,14 +133,9 @@ class V4L2Camera:
         wait = self._retry_at - self.clock()
         if wait > 0:
             raise SourceError(f"camera {self.name}: no frame; opening it again in {wait:.1f} s")
-        capture = self.capture_factory(self.settings.device, cv2.CAP_V4L2)
         try:
-            if not capture.isOpened():
-                raise SourceError(f"camera {self.name}: cannot open (V4L2)")
-            self.capture = capture
-            self.report = self._apply_settings()  # refused (automatic modes stay on): released, SourceError
+            self.report = self._open()
         except SourceError as exc:
-            self.capture = capture  # released by _closed_for, as a capture that stopped giving frames
             self._retry_s = min(2 * self._retry_s, REOPEN_MAX_S)
             self._closed_for(self._retry_s)
             raise SourceError(f"{exc}; trying again in {self._retry_s:g} s") from None

@@ -66,16 +66,17 @@ class Timing:
     evidence_ahead: bool  # the evidence was encoded before the last frame came (it agreed)
 
 
-def frame_fault(image, size: tuple[int, int]) -> str | None:
-    """Why a camera frame cannot be read against a calibration made for `size` (width, height) frames; None: it can."""
-    if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
-        what = f"{image.dtype} {image.shape}" if isinstance(image, np.ndarray) else type(image).__name__
-        return f"the camera gives {what} frames, not 8-bit BGR"
-    h, w = image.shape[:2]
-    if (w, h) != tuple(size):
-        return (f"the camera gives {w}x{h} frames, the calibration is for {size[0]}x{size[1]}: set [devices.camera] "
-                "width and height to the calibration's, or calibrate again (`tablehw vision calibrate`); throws are "
-                "not read")
+def frame_fault(image, calibration) -> str | None:
+    """Why a camera frame cannot be read against `calibration` (the reader's own checks of a frame and of its size),
+    with what to do; None: it can."""
+    from vision.dice_reader import check_frame
+    from vision.errors import VisionError
+
+    try:
+        calibration.check_frame_size(check_frame(image).shape[1], image.shape[0])
+    except VisionError as exc:
+        return (f"the camera's frames do not fit: {exc}: set [devices.camera] width and height to the calibration's, "
+                "or calibrate again (`tablehw vision calibrate`); throws are not read")
     return None
 
 
@@ -217,7 +218,7 @@ class DiceCamera:
         """Whether a frame is what the calibration was made for (BGR, its size). Frames that are not are skipped, and
         the camera is `degraded`, saying why, until they fit again: a camera that came back at another resolution (its
         settings not taken) would otherwise read every throw against the wrong table."""
-        fault = frame_fault(image, self.reader.calibration.image_size)
+        fault = frame_fault(image, self.reader.calibration)
         if fault is None:
             self.health.fine("frames", "frames fit the calibration again")
             return True

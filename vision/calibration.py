@@ -92,11 +92,15 @@ class Calibration:
         centre = self.to_image(cx, cy)
         return centre, float(np.mean(np.hypot(ring[:, 0] - centre[0], ring[:, 1] - centre[1])))
 
-    def search_mask(self, width: int, height: int, scale: float) -> np.ndarray:
-        """Work-scale mask of where dice are looked for: the felt and its rail, without the markers."""
+    def check_frame_size(self, width: int, height: int) -> None:
+        """CalibrationError unless frames of this size are what the calibration was made for."""
         if (width, height) != tuple(self.image_size):
             raise CalibrationError(f"calibrated for {self.image_size[0]}x{self.image_size[1]} frames, "
                                    f"got {width}x{height}")
+
+    def search_mask(self, width: int, height: int, scale: float) -> np.ndarray:
+        """Work-scale mask of where dice are looked for: the felt and its rail, without the markers."""
+        self.check_frame_size(width, height)
         mask = np.zeros((round(height * scale), round(width * scale)), np.uint8)
         grow = self.layout.rail_mm + 3 * self.layout.die_mm
         cv2.fillPoly(mask, [np.round(self.felt_px(grow) * scale).astype(np.int32)], 255)
