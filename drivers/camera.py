@@ -50,14 +50,18 @@ class FrameSource(Protocol):
 
 REOPEN_FIRST_S = 1.0  # a camera that stopped giving frames is opened again after this, then after twice as long ...
 REOPEN_MAX_S = 30.0  # ... up to this (as serial links are reopened with backoff: docs/devices.md)
+# The backoff starts afresh at REOPEN_FIRST_S only after the camera gave frames this long: one that drops out every
+# few seconds is opened again after 1, 2, 4 ... 30 s, not every second (each loss is a `lost` and `connected` told).
+STEADY_S = 10.0
 
 
 class V4L2Camera:
     """OpenCV VideoCapture on the V4L2 backend, with exposure and white balance fixed from config.
 
     A camera that stops giving frames (unplugged, a USB reset) is closed, and opened again by a later `read` with its
-    settings applied and checked again, after REOPEN_FIRST_S, doubling up to REOPEN_MAX_S while it cannot be; until
-    then `read` raises SourceError saying so. `clock` (monotonic seconds) is injected for tests."""
+    settings applied and checked again, after REOPEN_FIRST_S, doubling up to REOPEN_MAX_S while it cannot be or while
+    it stops again within STEADY_S of giving frames; until then `read` raises SourceError saying so. `clock`
+    (monotonic seconds) is injected for tests."""
 
     def __init__(self, settings: V4L2CameraSettings, *, capture_factory: Callable = cv2.VideoCapture,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -68,8 +72,9 @@ class V4L2Camera:
         self.report = self._open()
         self.index = 0
         self.reopenings = 0  # times the camera was opened again after it stopped giving frames
-        self._retry_s = REOPEN_FIRST_S
+        self._retry_s = REOPEN_FIRST_S  # the wait before the next try to open it
         self._retry_at = 0.0
+        self._first_frame_at: float | None = None  # since this opening: the clock at its first frame
 
     def _open(self) -> dict[str, tuple[float, float]]:
         """Open the device and fix its settings (`_apply_settings`); SourceError when it cannot be (the capture kept
@@ -114,10 +119,14 @@ class V4L2Camera:
         ok, image = self.capture.read()
         mono, utc = now_stamp()
         if not ok or image is None:
-            self._closed_for(REOPEN_FIRST_S)
-            raise SourceError(f"camera {self.name}: no frame (unplugged or stalled?); opening it again in "
-                              f"{REOPEN_FIRST_S:g} s")
-        self._retry_s = REOPEN_FIRST_S  # frames again: the next loss starts the backoff afresh
+            if self._first_frame_at is not None and self.clock() - self._first_frame_at >= STEADY_S:
+                self._retry_s = REOPEN_FIRST_S  # it was steady: the backoff starts afresh
+            wait = self._retry_s
+            self._retry_s = min(2 * self._retry_s, REOPEN_MAX_S)
+            self._closed_for(wait)
+            raise SourceError(f"camera {self.name}: no frame (unplugged or stalled?); opening it again in {wait:g} s")
+        if self._first_frame_at is None:
+            self._first_frame_at = self.clock()
         frame = CameraFrame(image, self.index, mono, utc, self.name)
         self.index += 1
         return frame
@@ -127,6 +136,7 @@ class V4L2Camera:
         if self.capture is not None:
             self.capture.release()
         self.capture = None
+        self._first_frame_at = None
         self._retry_at = self.clock() + seconds
 
     def _reopen(self) -> None:
@@ -136,9 +146,10 @@ class V4L2Camera:
         try:
             self.report = self._open()
         except SourceError as exc:
+            wait = self._retry_s
             self._retry_s = min(2 * self._retry_s, REOPEN_MAX_S)
-            self._closed_for(self._retry_s)
-            raise SourceError(f"{exc}; trying again in {self._retry_s:g} s") from None
+            self._closed_for(wait)
+            raise SourceError(f"{exc}; trying again in {wait:g} s") from None
         self.reopenings += 1
         log.warning("camera %s: opened again after it stopped giving frames (%d times so far)", self.name,
                     self.reopenings)

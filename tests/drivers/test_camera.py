@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from drivers.camera import ReplaySource, SyntheticSource, V4L2Camera, open_source
+from drivers.camera import STEADY_S, ReplaySource, SyntheticSource, V4L2Camera, open_source
 from drivers.errors import SourceError
 from drivers.settings import ReplayCameraSettings, SyntheticCameraSettings, V4L2CameraSettings
 
@@ -106,8 +106,36 @@ def test_a_camera_that_stops_giving_frames_is_opened_again_with_backoff_and_its_
     props = plug.captures[-1].props  # the settings applied again, and checked
     assert props[cv2.CAP_PROP_AUTO_EXPOSURE] == 1.0 and props[cv2.CAP_PROP_EXPOSURE] == 200.0
     assert [camera.read().index for _ in range(2)] == [4, 5]
+    with pytest.raises(SourceError, match="opening it again in 30 s"):
+        camera.read()  # lost again at once: not steady, the backoff goes on
+
+
+def test_a_camera_that_drops_out_every_few_seconds_is_opened_again_less_and_less_often():
+    """Each loss is a `lost` and a `connected` told to the floor. A camera dropping out a second after each opening
+    was opened again every second: a pair of notices a second, for as long as it flapped. Now the wait doubles
+    until the camera has given frames for STEADY_S; then the next loss waits REOPEN_FIRST_S again."""
+    now = [0.0]
+    plug = Plug(frames=2)
+    camera = V4L2Camera(V4L2CameraSettings(), capture_factory=plug, clock=lambda: now[0])
+    waits = []
+    for _ in range(8):
+        camera.read()
+        now[0] += 1.0  # a second of frames, then none
+        camera.read()
+        with pytest.raises(SourceError, match="no frame") as lost:
+            camera.read()
+        wait = float(str(lost.value).rsplit("again in ", 1)[1].split(" s")[0])
+        waits.append(wait)
+        now[0] += wait
+    assert waits == [1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 30.0, 30.0] and plug.opens == 8
+    plug.frames = 200  # steady again
+    camera.read()
+    for _ in range(int(STEADY_S) + 1):
+        now[0] += 1.0
+        camera.read()
+    plug.captures[-1].frames = 0
     with pytest.raises(SourceError, match="opening it again in 1 s"):
-        camera.read()  # lost again: the backoff starts afresh at 1 s
+        camera.read()  # steady for STEADY_S: the backoff starts afresh
 
 
 def test_v4l2_refuses_a_camera_that_stays_automatic():
