@@ -53,6 +53,12 @@ REOPEN_MAX_S = 30.0  # ... up to this (as serial links are reopened with backoff
 # The backoff starts afresh at REOPEN_FIRST_S only after the camera gave frames this long: one that drops out every
 # few seconds is opened again after 1, 2, 4 ... 30 s, not every second (each loss is a `lost` and `connected` told).
 STEADY_S = 10.0
+# A live sensor's frames always differ (its noise). A capture that hands back the same image again is frozen (a
+# stalled USB stream, a bridge repeating its last buffer): such frames are skipped, and after this many in a row
+# the camera is closed and opened again, as one that stopped. A table read without motion (cussec) would otherwise
+# read the last round's dice from the frozen frame.
+FROZEN_FRAMES = 30
+SAMPLE_STEP = 251  # frames are compared on every this-many-th byte first (a prime: no stride along a row)
 
 
 class V4L2Camera:
@@ -75,6 +81,7 @@ class V4L2Camera:
         self._retry_s = REOPEN_FIRST_S  # the wait before the next try to open it
         self._retry_at = 0.0
         self._first_frame_at: float | None = None  # since this opening: the clock at its first frame
+        self._last_image: np.ndarray | None = None  # the last image given, to tell a frozen capture
 
     def _open(self) -> dict[str, tuple[float, float]]:
         """Open the device and fix its settings (`_apply_settings`); SourceError when it cannot be (the capture kept
@@ -116,20 +123,30 @@ class V4L2Camera:
     def read(self) -> CameraFrame:
         if self.capture is None:
             self._reopen()
-        ok, image = self.capture.read()
+        for _ in range(FROZEN_FRAMES):
+            ok, image = self.capture.read()
+            if not ok or image is None:
+                self._stopped("no frame (unplugged or stalled?)")
+            if not same_image(image, self._last_image):
+                break
+        else:
+            self._stopped(f"the same frame {FROZEN_FRAMES} times running (frozen, or the lens covered)")
         mono, utc = now_stamp()
-        if not ok or image is None:
-            if self._first_frame_at is not None and self.clock() - self._first_frame_at >= STEADY_S:
-                self._retry_s = REOPEN_FIRST_S  # it was steady: the backoff starts afresh
-            wait = self._retry_s
-            self._retry_s = min(2 * self._retry_s, REOPEN_MAX_S)
-            self._closed_for(wait)
-            raise SourceError(f"camera {self.name}: no frame (unplugged or stalled?); opening it again in {wait:g} s")
+        self._last_image = image
         if self._first_frame_at is None:
             self._first_frame_at = self.clock()
         frame = CameraFrame(image, self.index, mono, utc, self.name)
         self.index += 1
         return frame
+
+    def _stopped(self, why: str) -> None:
+        """The camera stopped giving frames: closed, opened again after the backoff's wait; raises SourceError."""
+        if self._first_frame_at is not None and self.clock() - self._first_frame_at >= STEADY_S:
+            self._retry_s = REOPEN_FIRST_S  # it was steady: the backoff starts afresh
+        wait = self._retry_s
+        self._retry_s = min(2 * self._retry_s, REOPEN_MAX_S)
+        self._closed_for(wait)
+        raise SourceError(f"camera {self.name}: {why}; opening it again in {wait:g} s")
 
     def _closed_for(self, seconds: float) -> None:
         """Release the capture; the next `read` after `seconds` opens the camera again."""
@@ -157,6 +174,15 @@ class V4L2Camera:
     def close(self) -> None:
         if self.capture is not None:
             self.capture.release()
+
+
+def same_image(image: np.ndarray, last: np.ndarray | None) -> bool:
+    """Whether a frame is the last one again, byte for byte (a sample of its bytes first: tens of microseconds for
+    a 1280x720 frame that differs, as a live sensor's always does)."""
+    if last is None or image.shape != last.shape or image.dtype != last.dtype:
+        return False
+    flat, last_flat = image.reshape(-1), last.reshape(-1)
+    return bool(np.array_equal(flat[::SAMPLE_STEP], last_flat[::SAMPLE_STEP]) and np.array_equal(image, last))
 
 
 class ReplaySource:

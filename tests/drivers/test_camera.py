@@ -8,7 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
-from drivers.camera import STEADY_S, ReplaySource, SyntheticSource, V4L2Camera, open_source
+from drivers.camera import (FROZEN_FRAMES, STEADY_S, ReplaySource, SyntheticSource, V4L2Camera, open_source,
+                            same_image)
 from drivers.errors import SourceError
 from drivers.settings import ReplayCameraSettings, SyntheticCameraSettings, V4L2CameraSettings
 
@@ -136,6 +137,44 @@ def test_a_camera_that_drops_out_every_few_seconds_is_opened_again_less_and_less
     plug.captures[-1].frames = 0
     with pytest.raises(SourceError, match="opening it again in 1 s"):
         camera.read()  # steady for STEADY_S: the backoff starts afresh
+
+
+class ScriptedCapture(RecordingCapture):
+    """A capture that hands back the images given, in order, then none."""
+
+    def __init__(self, images):
+        super().__init__("/dev/video0", cv2.CAP_V4L2)
+        self.images = list(images)
+
+    def read(self):
+        return (True, self.images.pop(0).copy()) if self.images else (False, None)
+
+
+def test_a_frozen_capture_is_never_read_as_fresh_frames_and_is_opened_again():
+    """A capture that hands back its last image again (a stalled stream) gave the same picture as new frames: a
+    table read without motion (cussec, read once the dome is lifted) read the last round's dice again. Now a frame
+    the same as the last is skipped, and FROZEN_FRAMES of them in a row close the camera, opened again later."""
+    rng = np.random.default_rng(3)
+    a, b = (rng.integers(0, 256, (72, 128, 3), dtype=np.uint8) for _ in range(2))
+    captures = [ScriptedCapture([a, a, b] + [b] * FROZEN_FRAMES), ScriptedCapture([b, a])]
+    now = [0.0]
+    camera = V4L2Camera(V4L2CameraSettings(), capture_factory=lambda d, k: captures.pop(0), clock=lambda: now[0])
+    first, second = camera.read(), camera.read()
+    assert np.array_equal(first.image, a) and np.array_equal(second.image, b)  # the repeated a skipped
+    assert (first.index, second.index) == (0, 1)
+    with pytest.raises(SourceError, match=f"the same frame {FROZEN_FRAMES} times running.*again in 1 s"):
+        camera.read()
+    now[0] += 1.0
+    frame = camera.read()  # opened again: its first frame is still b, the frozen one, and is skipped
+    assert np.array_equal(frame.image, a) and frame.index == 2 and camera.reopenings == 1
+
+
+def test_frames_that_differ_by_one_byte_are_not_the_same():
+    image = np.zeros((720, 1280, 3), np.uint8)
+    other = image.copy()
+    other[359, 641, 1] = 1  # off the sampled bytes
+    assert same_image(image, image.copy()) and not same_image(image, other)
+    assert not same_image(image, None) and not same_image(image, image[:, :640])
 
 
 def test_v4l2_refuses_a_camera_that_stays_automatic():
