@@ -11,11 +11,14 @@ once all but the last reading are in, what the outcome will be if the last one a
 
 `feed(frame)` does both halves in one thread (tools and tests). Call `start()` when a new throw
 begins. A thrown game (`needs_motion`) only counts a rest that follows motion, and a rest with no
-dice at all (a hand passed over the empty table) is not a throw: the watcher waits on.
+dice at all (a hand passed over the empty table) is not a throw: the watcher waits on. A game read without
+motion (cussec: after the dome is lifted) declines a result whose dice lie where the last valid result's lay
+(`same_lie`): a camera frozen on the last round's frame, or dice not shaken, would publish that round again.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,7 +26,7 @@ import numpy as np
 from .at_rest import AtRestDetector, agree
 from .calibration import Calibration
 from .dice_reader import DiceReader
-from .reading import Blob, Reading
+from .reading import Blob, Die, Reading
 from .throw_judge import ThrowRules, Verdict, VoidReason, judge, void
 
 
@@ -65,6 +68,23 @@ def locate(reader: DiceReader, frame: np.ndarray) -> Reading:
     return Reading((), tuple(blobs), d, (frame.shape[1], frame.shape[0]), cal is not None)
 
 
+SAME_PLACE = 0.15  # die edges: a die this near where a die of the same value lay in the last valid result lies there
+
+
+def same_lie(dice: tuple[Die, ...], last: tuple[Die, ...], die_px: float) -> bool:
+    """Whether `dice` lie as `last` did: as many, each read with the value of a die of `last` lying within
+    SAME_PLACE die edges of it (each die of `last` matched once). Dice shaken under a dome never land so."""
+    if not dice or len(dice) != len(last) or die_px <= 0:
+        return False
+    free = list(last)
+    for d in dice:
+        near = [e for e in free if e.value == d.value and math.hypot(d.x - e.x, d.y - e.y) <= SAME_PLACE * die_px]
+        if not d.is_read or not near:
+            return False
+        free.remove(near[0])
+    return True
+
+
 def read_points(window: int, reads: int) -> tuple[int, ...]:
     """The still-frame counts at which frames are read: spread evenly, the last completing the window."""
     gap = window // reads
@@ -89,6 +109,7 @@ class ThrowWatcher:
         self.needs_motion = needs_motion
         self.points = read_points(self.detector.window, reads)
         self.epoch = 0
+        self.last_valid: tuple[Die, ...] = ()  # the dice of the last valid outcome (kept from throw to throw)
         self.start()
 
     def start(self) -> None:
@@ -146,9 +167,19 @@ class ThrowWatcher:
             self.detector.reset()
             self.epoch += 1
             return None
-        verdict = judge(agreed, self.rules, self.calibration, self.track)
+        verdict = self.judged(agreed)
         self.done = True
+        if verdict.valid:
+            self.last_valid = agreed.dice
         return Outcome(agreed, verdict, len(readings), len(self.track))
+
+    def judged(self, agreed: Reading) -> Verdict:
+        """The throw judged; for a game read without motion, void when its dice lie as the last valid result's."""
+        verdict = judge(agreed, self.rules, self.calibration, self.track)
+        if verdict.valid and not self.needs_motion and same_lie(agreed.dice, self.last_valid, agreed.die_size_px):
+            return void(VoidReason.UNCERTAIN, "the dice lie exactly as in the last valid result (a camera frozen on "
+                                              "that frame, or dice not shaken): the dealer reads them")
+        return verdict
 
     def foresee(self) -> Outcome | None:
         """The `Outcome` the rest being read will have if its last reading agrees with those in: judged once
@@ -159,7 +190,7 @@ class ThrowWatcher:
         agreed = agree(self.pending)
         if self.needs_motion and not agreed.dice:
             return None
-        return Outcome(agreed, judge(agreed, self.rules, self.calibration, self.track), self.reads, len(self.track))
+        return Outcome(agreed, self.judged(agreed), self.reads, len(self.track))
 
     def decline(self, why: str) -> Outcome:
         """End this throw without a read: void `uncertain` saying why (e.g. no empty-table model)."""

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from vision.at_rest import AtRestDetector
 from vision.dice_reader import DiceReader
+from vision.reading import Die
 from vision.synthetic import render
 from vision.synthetic_scenes import random_scene
 from vision.throw_judge import rules_for
 from vision.throw_motion import render_throw
-from vision.throw_watch import ThrowWatcher, read_points
+from vision.throw_watch import ThrowWatcher, read_points, same_lie
 
 
 @pytest.fixture(scope="module")
@@ -126,3 +129,33 @@ def test_nothing_is_foreseen_of_a_rest_the_dice_left(craps_rig, thrown):
     assert watcher.foresee() is not None
     watcher.observe(thrown.moving[0])  # the dice move again
     assert watcher.foresee() is None
+
+
+def test_a_game_read_without_motion_declines_dice_lying_as_in_its_last_valid_result(craps_rig, thrown):
+    """Cussec is read once the dome is lifted, without motion. A camera frozen on the last round's frame (or a
+    dome not shaken) showed the last round's dice, which were read and published again as this round's result:
+    a wrong result. Now such a result is void `uncertain`, the dealer's read; dice lying otherwise are read."""
+    rig, empty, cal = craps_rig
+    watcher = ThrowWatcher(DiceReader(cal, background=empty), rules_for("craps"), detector=AtRestDetector(6),
+                           reads=3)
+    first = [o for o in (watcher.feed(f) for f in thrown.still) if o is not None]
+    assert len(first) == 1 and first[0].verdict.valid, first[0].verdict.detail
+    watcher.start()
+    again = [o for o in (watcher.feed(f) for f in thrown.still) if o is not None]  # the frozen frame
+    assert len(again) == 1 and not again[0].verdict.valid
+    assert again[0].verdict.reason.value == "uncertain" and "last valid result" in again[0].verdict.detail
+    watcher.start()
+    rng = np.random.default_rng(5)
+    other, _ = render(rig.scene(random_scene(rig, "valid", rng), rng), rng)
+    third = [o for o in (watcher.feed(f) for f in [other] * 8) if o is not None]
+    assert len(third) == 1 and third[0].verdict.valid, third[0].verdict.detail
+
+
+def test_same_lie_needs_every_die_at_its_place_with_its_value():
+    a, b = Die(3, 100.0, 100.0, 40, 40, 0.99), Die(5, 300.0, 120.0, 40, 40, 0.99)
+    assert same_lie((a, b), (b, a), 40.0)
+    assert same_lie((replace(a, x=105.0), b), (a, b), 40.0)
+    assert not same_lie((replace(a, x=107.0), b), (a, b), 40.0)  # moved 0.175 die edges
+    assert not same_lie((replace(a, value=4), b), (a, b), 40.0)
+    assert not same_lie((a,), (a, b), 40.0) and not same_lie((a, b), (), 40.0)
+    assert not same_lie((replace(a, value=None), b), (replace(a, value=None), b), 40.0)  # an unread die
