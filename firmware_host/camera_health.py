@@ -3,7 +3,8 @@
 The camera is `connected` once set up (`link/devices.py`). Then three parts of its path may each find a fault:
 - the capture: a frame it fails to give makes the camera `lost`;
 - the frames: frames that do not fit the calibration make it `degraded`;
-- the reads: reads declined because the empty-table model is missing or no longer fits the table make it `degraded`.
+- the reads: reads declined because the empty-table model is missing or no longer fits the table make it `degraded`;
+- the calibration: markers found off their calibrated places (the camera moved) make it `degraded`, reads declined.
 
 The camera's health is the worst fault held (`lost` before `degraded`; the part that found it first, among equals), or
 `connected` when none is. It is told (a `DeviceHealthChanged` to the sink) when that changes: once, never per frame.

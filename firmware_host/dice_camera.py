@@ -43,6 +43,7 @@ THROWN = {"craps", "banca_francesa", "paikao"}
 REST_SECONDS = 0.3  # the dice must lie still this long (9 frames at 30 fps); 3 reads spread over it
 READS = 3
 OFFER_EVERY_S = 0.5  # while bets are open, a still frame is offered to the empty-table model this often
+MARKERS_EVERY_S = 5.0  # while no throw is watched, the markers are looked for this often (has the camera moved?)
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,8 +125,11 @@ class DiceCamera:
     def __init__(self, game: str, evidence: EvidenceStore, calibration, *, fps: float = 30.0) -> None:
         self.game = game
         self.evidence = evidence
+        from vision.camera_moved import MarkerWatch
+
         self.watcher, self.empty_table, self.idle = vision_for(game, calibration, fps=fps)
         self.reader = self.watcher.reader
+        self.markers = MarkerWatch(calibration, self.empty_table.frame)  # its places in the calibration photo
         if self.reader.lamp_spots is not None:
             self.reader.lamp_spots.when_learned = self._lamp_learned
         for net in (self.reader.classifier, self.reader.pose_net):
@@ -144,6 +148,8 @@ class DiceCamera:
         self._clear_changes = 0
         self._idle_seen = 0
         self._offered = 0.0
+        self._markers_looked = -math.inf
+        self._moved: str | None = None  # why reads are declined while the camera is off its calibration (worker)
         self._ahead: tuple[Throw, int, Any, bytes] | None = None  # the vision worker's evidence encoded ahead
         self._running = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -244,6 +250,9 @@ class DiceCamera:
         if request is not None:
             self._jobs.put((throw, request, frame))
             return
+        if throw is None and time.monotonic() - self._markers_looked >= MARKERS_EVERY_S and self._jobs.empty():
+            self._markers_looked = time.monotonic()
+            self._jobs.put((None, "markers", frame))
         if changes != self._idle_seen:
             self._idle_seen = changes
             self.idle.reset()
@@ -262,17 +271,39 @@ class DiceCamera:
             except queue.Empty:
                 continue
             try:
-                if throw is None:
+                if request == "markers":
+                    self._look_at_markers(frame.image)
+                elif throw is None:
                     self._offer(frame.image)
                 else:
                     self._read(throw, request, frame)
             except Exception:  # the worker must outlive one bad frame; the engine's timeout voids the throw
                 log.exception("camera: vision failed on a frame")
 
+    def _look_at_markers(self, image: np.ndarray) -> None:
+        """Whether the camera moved since its calibration (vision/camera_moved.py): while it is off, the camera is
+        `degraded` and reads are declined (a die placed on the table where it is not is judged at the wrong place);
+        markers found in place again end it. Markers covered change nothing."""
+        check = self.markers.check(image)
+        if check.moved:
+            self._moved = (f"the camera moved since its calibration ({check.describe()}): put it back, or calibrate "
+                           "again (tablehw vision calibrate)")
+            if self.health.fault("calibration", "degraded", f"reads declined: {self._moved}"):
+                log.error("camera: %s", self._moved)
+        elif check.in_place:
+            if self._moved is not None:
+                log.warning("camera: the markers are where the calibration puts them again")
+            self._moved = None
+            self.health.fine("calibration", "the markers are where the calibration puts them again")
+
     def _offer(self, image: np.ndarray) -> None:
         with self._lock:
             if self._throw is not None or not self._clear:
                 return  # bets closed meanwhile: the table is no longer clear
+        if self.empty_table.unfit(image) is not None:
+            self._look_at_markers(image)  # a model made from unchecked frames must not follow a camera that moved
+        if self._moved is not None:
+            return
         if self.empty_table.offer(image, self.reader):
             model = self.empty_table
             log.info("camera: empty-table model %d (%s)", model.version, model.how)
@@ -294,11 +325,13 @@ class DiceCamera:
         from vision.reading import Reading
 
         started = time.perf_counter()
-        unfit = self.empty_table.unfit(frame.image)
+        unfit = self._moved
         if unfit is None:
-            self.health.fine("model", "reads against an empty-table model that fits again")
-        else:
-            self.health.fault("model", "degraded", f"reads declined: {unfit}")
+            unfit = self.empty_table.unfit(frame.image)
+            if unfit is None:
+                self.health.fine("model", "reads against an empty-table model that fits again")
+            else:
+                self.health.fault("model", "degraded", f"reads declined: {unfit}")
         reading = self.reader.read(frame.image) if unfit is None else Reading(())
         read_ms = (time.perf_counter() - started) * 1000
         if unfit is None:

@@ -153,6 +153,49 @@ def test_frames_of_another_size_than_the_calibration_s_make_the_camera_degraded_
     assert t.seen()[0].faces is not None
 
 
+class KnockedCamera(ThrowingCamera):
+    """The stand-in seeing the table `shift` pixels off while it is set (the camera knocked on its mount)."""
+
+    shift: tuple[float, float] | None = None
+
+    def read(self):
+        ok, image = super().read()
+        if self.shift is None:
+            return ok, image
+        move = np.float32([[1, 0, self.shift[0]], [0, 1, self.shift[1]]])
+        return ok, cv2.warpAffine(image, move, (image.shape[1], image.shape[0]), borderMode=cv2.BORDER_REPLICATE)
+
+
+def test_a_camera_knocked_off_its_calibration_declines_reads_until_it_is_put_back(tmp_path, replay, monkeypatch):
+    """Knocked on its mount, the camera read on with a calibration that places every die where it is not (and a table
+    that no longer looked like its model got a new one, following the camera). Now the markers are looked for between
+    throws: found off their calibrated places, the camera is `degraded` and reads are declined; put back, it reads."""
+    from firmware_host import dice_camera
+
+    monkeypatch.setattr(dice_camera, "MARKERS_EVERY_S", 0.2)
+    camera = KnockedCamera(replay.empty)
+    camera.shift = (6.0, 4.0)  # 7 px: a sixth of a die edge here
+    t = Table(tmp_path, replay.calibration, replay.empty, camera)
+    health = lambda: [i for i in t.items if isinstance(i, DeviceHealthChanged)]  # noqa: E731
+    with t:
+        assert wait_for(lambda: any(h.health == "degraded" for h in health()), 10)
+        told = [h for h in health() if h.health == "degraded"][0].message
+        assert "the camera moved since its calibration" in told and "marker 0 7.2 px" in told
+        t.table.phase_changed("betting", 1, 1)  # bets open: the table no longer looks like its model ...
+        time.sleep(4.0)  # ... and the model was replaced within 2.5 s (5 frames 0.5 s apart), following the camera
+        assert t.table.camera.empty_table.version == 1
+        t.throw(replay.throws[0])
+        assert wait_for(lambda: t.seen(), 30)
+        declined = t.seen()[0]
+        assert declined.faces is None and declined.void_reason == "uncertain"
+        assert "camera moved" in declined.detail["detail"]
+        camera.shift = None  # put back
+        assert wait_for(lambda: health()[-1].health == "connected", 10)
+        t.throw(replay.throws[0])
+        assert wait_for(lambda: len(t.seen()) == 2, 30)
+    assert sorted(t.seen()[1].faces) == sorted(d.top_value for d in replay.throws[0].rest)
+
+
 class FailingOnceCamera(ThrowingCamera):
     """The stand-in whose capture fails once its own way (not a DeviceError: an error of the driver underneath)."""
 
