@@ -1,6 +1,6 @@
 """One owner of a dice camera's health: the worst of what its parts say, told when it changes.
 
-The camera is `connected` once set up (`link/devices.py`). Then three parts of its path may each find a fault:
+The camera is `connected` once set up (`link/devices.py`). Then four parts of its path may each find a fault:
 - the capture: a frame it fails to give makes the camera `lost`;
 - the frames: frames that do not fit the calibration make it `degraded`;
 - the reads: reads declined because the empty-table model is missing or no longer fits the table make it `degraded`;

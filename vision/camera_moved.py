@@ -5,8 +5,9 @@ empty-table model even follows it (a table that no longer looks like its model g
 then placed on the table where it is not: off-table, the middle line and the dome are judged at the wrong places.
 So the service looks, between throws, at the four markers: each is fitted to its own pattern of bits within a few
 cells of where the calibration photo shows it (`markers.align`, as calibration does for a marker it missed), and must
-read its own id there. Two or more found off by more than MOVED_DIE_EDGES: the camera moved. Two or more found in
-place: it did not. Otherwise (markers covered by chips, a hand, the dealer's arm) nothing is said.
+read its own id there; too few found so, the whole frame is searched (a camera moved further). Two or more found off
+by more than MOVED_DIE_EDGES: the camera moved. Two or more found in place: it did not. Otherwise (markers covered by
+chips, a hand, the dealer's arm) nothing is said.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import cv2
 import numpy as np
 
 from .calibration import Calibration
-from .markers import MIN_SIDE_PX, SEARCH_CELLS, align, marker_corners_mm, reads_as
+from .markers import MIN_SIDE_PX, SEARCH_CELLS, align, detect_markers, marker_corners_mm, reads_as, side_px
 
 MOVED_DIE_EDGES = 0.1  # a marker this far (in die edges at the felt's centre) from its calibrated place has moved ...
 MOVED_MIN_PX = 2.0  # ... and never less than this many pixels (corners are fitted to a fraction of a pixel)
@@ -64,7 +65,7 @@ class MarkerWatch:
             expected = cal.points_to_image(marker_corners_mm(cal.layout, m))
             if expected.min() < 0 or (expected[:, 0] >= w).any() or (expected[:, 1] >= h).any():
                 continue  # the camera never saw it: nothing to check
-            if float(np.mean(np.hypot(*(np.roll(expected, -1, axis=0) - expected).T))) < MIN_SIDE_PX:
+            if side_px(expected) < MIN_SIDE_PX:
                 continue
             fitted = None if gray is None else found(gray, expected, m)
             self.places[m] = expected if fitted is None else fitted
@@ -79,6 +80,13 @@ class MarkerWatch:
                 unseen.append(m)
             else:
                 off[m] = float(np.hypot(*(corners.mean(axis=0) - place.mean(axis=0))))
+        if len(off) < AGREEING and unseen:
+            # Too few near their places to say: covered, or the camera moved further than the search reaches (a
+            # marker 30 px wide is searched 6 cells, about 30 px, around). The whole frame is looked at for them.
+            for m, corners in detect_markers(gray, set(unseen)).items():
+                if m in unseen:
+                    off[m] = float(np.hypot(*(corners.mean(axis=0) - self.places[m].mean(axis=0))))
+            unseen = [m for m in unseen if m not in off]
         return MarkerCheck(off, tuple(unseen), self.limit_px)
 
 

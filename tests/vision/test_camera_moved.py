@@ -35,8 +35,9 @@ def test_a_camera_where_it_was_calibrated_has_not_moved(table):
 
 
 @pytest.mark.parametrize("matrix", [np.float32([[1, 0, 3], [0, 1, 0]]),  # knocked 3 px: about 0.07 die edges
-                                    cv2.getRotationMatrix2D((640, 360), 0.5, 1.0)],  # turned half a degree
-                         ids=["3px", "half_a_degree"])
+                                    cv2.getRotationMatrix2D((640, 360), 0.5, 1.0),  # turned half a degree
+                                    np.float32([[1, 0, -90], [0, 1, 60]])],  # knocked beyond the search near them
+                         ids=["3px", "half_a_degree", "108px"])
 def test_a_camera_knocked_or_turned_has_moved(table, matrix):
     """The calibration then places every die on the table where it is not: off-table, the middle line, the dome."""
     cal, photo, frame = table
