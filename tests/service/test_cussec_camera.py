@@ -19,7 +19,7 @@ from vision.synthetic import render
 from vision.synthetic_scenes import random_rig, random_scene
 from vision.throw_motion import ThrowFrames
 
-from .throwing_camera import ThrowingCamera
+from .throwing_camera import ThrowingCamera, wait_for
 
 SECTION = msgspec.convert({"camera": {"kind": "v4l2", "device": "stand-in"}}, DevicesSection)
 SEED = 2  # a cussec rig whose two scenes the reader reads valid (seeds 1-2 tried: 1 has a die read unsure)
@@ -54,13 +54,13 @@ class FrozenCamera(ThrowingCamera):
         return ok, self.frozen
 
 
-def wait_for(condition, timeout_s: float) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.01)
-    return condition()
+def started(tmp_path, calibration, camera: ThrowingCamera) -> tuple[HardwareTable, list]:
+    """A cussec HardwareTable on the camera stand-in, started; the inputs it gives the engine are collected."""
+    items: list = []
+    table = HardwareTable(SECTION, "cussec", EvidenceStore(tmp_path / "storage", 7), calibration=str(calibration),
+                          capture_factory=camera)
+    table.start(items.append)
+    return table, items
 
 
 def faces(scene: ThrowFrames) -> list[int]:
@@ -73,10 +73,7 @@ def test_dice_lying_as_in_the_last_result_are_not_published_again(tmp_path, dome
     the dealer's read; a round whose dice lie otherwise is read."""
     calibration, empty, (first, second) = dome
     camera = ThrowingCamera(empty)
-    items: list = []
-    table = HardwareTable(SECTION, "cussec", EvidenceStore(tmp_path / "storage", 7), calibration=str(calibration),
-                          capture_factory=camera)
-    table.start(items.append)
+    table, items = started(tmp_path, calibration, camera)
     seen = lambda: [i for i in items if isinstance(i, DiceSeen)]  # noqa: E731
     try:
         assert table.handshake(5.0) == {"camera": "connected"}
@@ -100,10 +97,7 @@ def test_a_camera_frozen_byte_for_byte_gives_no_reading_and_is_lost(tmp_path, do
     `lost` saying so, and no result comes (the engine's reading timeout voids the round)."""
     calibration, empty, (first, _) = dome
     camera = FrozenCamera(empty)
-    items: list = []
-    table = HardwareTable(SECTION, "cussec", EvidenceStore(tmp_path / "storage", 7), calibration=str(calibration),
-                          capture_factory=camera)
-    table.start(items.append)
+    table, items = started(tmp_path, calibration, camera)
     try:
         assert table.handshake(5.0) == {"camera": "connected"}
         camera.frozen = first.still[0]  # the picture of dice on the table, frozen

@@ -24,7 +24,7 @@ from vision.evidence import BANNER_PX
 
 from .engine_harness import feed, make_engine, sent
 from .throw_replay import rendered_replay
-from .throwing_camera import ThrowingCamera
+from .throwing_camera import ThrowingCamera, wait_for
 
 SECTION = msgspec.convert({"camera": {"kind": "v4l2", "device": "stand-in"}}, DevicesSection)
 
@@ -32,15 +32,6 @@ SECTION = msgspec.convert({"camera": {"kind": "v4l2", "device": "stand-in"}}, De
 @pytest.fixture(scope="module")
 def replay(tmp_path_factory):
     return rendered_replay(tmp_path_factory.mktemp("replay"), seed=2, throws=1)  # a throw the reader is sure of
-
-
-def wait_for(condition, timeout_s: float) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.01)
-    return condition()
 
 
 class Table:

@@ -91,3 +91,13 @@ class ThrowingCamera:
         if i < sequence:
             return throw.moving[i - len(throw.before)]
         return throw.still[(i - sequence) % len(throw.still)]
+
+
+def wait_for(condition, timeout_s: float) -> bool:
+    """Whether `condition()` held within `timeout_s` (polled every 10 ms): tests on the stand-in wait so, bounded."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.01)
+    return condition()
