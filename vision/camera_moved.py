@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import cv2
 import numpy as np
 
 from .calibration import Calibration
-from .markers import MIN_SIDE_PX, SEARCH_CELLS, align, detect_markers, marker_corners_mm, reads_as, side_px
+from .markers import SEARCH_CELLS, align, detect_markers, grey, marker_corners_mm, reads_as, unreadable
 
 MOVED_DIE_EDGES = 0.1  # a marker this far (in die edges at the felt's centre) from its calibrated place has moved ...
 MOVED_MIN_PX = 2.0  # ... and never less than this many pixels (corners are fitted to a fraction of a pixel)
@@ -63,10 +62,8 @@ class MarkerWatch:
         self.places: dict[int, np.ndarray] = {}
         for m in cal.layout.markers:
             expected = cal.points_to_image(marker_corners_mm(cal.layout, m))
-            if expected.min() < 0 or (expected[:, 0] >= w).any() or (expected[:, 1] >= h).any():
-                continue  # the camera never saw it: nothing to check
-            if side_px(expected) < MIN_SIDE_PX:
-                continue
+            if unreadable(expected, w, h) is not None:
+                continue  # outside the image or too small: the calibration did without it, nothing to check
             fitted = None if gray is None else found(gray, expected, m)
             self.places[m] = expected if fitted is None else fitted
 
@@ -94,7 +91,3 @@ def found(gray: np.ndarray, near: np.ndarray, m: int) -> np.ndarray | None:
     """Marker m's corners fitted within SEARCH_CELLS cells of `near`, when its bits read its id there."""
     corners = align(gray, near, m, search_cells=SEARCH_CELLS)
     return corners if corners is not None and reads_as(gray, corners, m) else None
-
-
-def grey(image: np.ndarray) -> np.ndarray:
-    return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image

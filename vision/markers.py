@@ -70,6 +70,21 @@ PASSES = (
 )
 
 
+def grey(image: np.ndarray) -> np.ndarray:
+    """A BGR image in grey (a grey one as it is)."""
+    return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+
+
+def unreadable(expected: np.ndarray, width: int, height: int) -> str | None:
+    """Why a marker whose corners would lie at `expected` (pixels) cannot be read in a frame of this size; None: it
+    can be looked at."""
+    if expected.min() < 0 or (expected[:, 0] >= width).any() or (expected[:, 1] >= height).any():
+        return "outside the image (the camera does not see it)"
+    if side_px(expected) < MIN_SIDE_PX:
+        return f"{side_px(expected):.0f} px wide, too small to read (at least {MIN_SIDE_PX} px)"
+    return None
+
+
 def side_px(corners: np.ndarray) -> float:
     return float(np.mean(np.hypot(*(np.roll(corners, -1, axis=0) - corners).T)))
 
@@ -108,7 +123,7 @@ def detect_sightings(image: np.ndarray, wanted: set[int] | None = None) -> dict[
     settings run while a marker of `wanted` (default: ids 0-3) is missing; a prepared pass only adds ids not
     seen yet (fitting a sighting's corners to its bits costs an image alignment)."""
     wanted = {0, 1, 2, 3} if wanted is None else wanted
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    gray = grey(image)
     seen: dict[int, list[np.ndarray]] = {}
     for _, prepare, settings in PASSES:
         detector = cv2.aruco.ArucoDetector(DICTIONARY, _parameters(**settings))
@@ -217,7 +232,7 @@ def recover(image: np.ndarray, layout: Layout, found: dict[int, np.ndarray]
     each marker recovered helps place the others. With none found, the photo is searched whole for the
     markers' patterns (`search_whole_photo`). Returns the markers recovered (corners fitted to their bits),
     those of them found by the whole-photo search, and, for each marker still missing, why."""
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    gray = grey(image)
     known = {m: c for m, c in found.items() if m in layout.markers}
     recovered: dict[int, np.ndarray] = {}
     searched: set[int] = set()
@@ -321,10 +336,9 @@ def look_for(gray: np.ndarray, layout: Layout, m: int, expected: np.ndarray,
     corners when its bits read m with no bit wrong, else None and what was seen there."""
     h, w = gray.shape[:2]
     where = f"expected at ({expected[:, 0].mean():.0f}, {expected[:, 1].mean():.0f}) px"
-    if expected.min() < 0 or (expected[:, 0] >= w).any() or (expected[:, 1] >= h).any():
-        return None, f"{where}, outside the image: the camera does not see it"
-    if side_px(expected) < MIN_SIDE_PX:
-        return None, f"{where}: {side_px(expected):.0f} px wide, too small to read (at least {MIN_SIDE_PX} px)"
+    why = unreadable(expected, w, h)
+    if why is not None:
+        return None, f"{where}: {why}"
     corners = align(gray, expected, m, search_cells=search_cells)
     corners = expected if corners is None else corners
     look = look_at(gray, corners)
