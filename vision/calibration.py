@@ -250,7 +250,7 @@ def the_odd_one_found_again(image: np.ndarray, layout: Layout, found: dict[int, 
     odd = min(fits, key=fits.get)
     if fits[odd] > MAX_ERROR_MM:
         return None, None, "more than one marker off: markers moved or bent, or the wrong layout"
-    again, _, why = recover(image, layout, {m: c for m, c in found.items() if m != odd})
+    again, _, why = recover(image, layout, {m: c for m, c in found.items() if m != odd}, whole_photo=False)
     if odd in again:
         return odd, again[odd], ""
     x, y = found[odd].mean(axis=0)

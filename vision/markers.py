@@ -9,8 +9,9 @@ windows and a looser polygon test; thin dark strokes closed away; contrast equal
 marker is found; a marker found only on a prepared image has its corners fitted to its own bits in the
 photo (`align`). A marker still missing is looked for where the others put it (two or more: their
 homography; one alone: its own scale and turn, searched wider): fitted there, it counts only if its bits
-read its own id with no bit wrong. With no marker found at all, the photo is searched whole for their
-printed patterns. Otherwise the calibration says, per marker, what it saw there.
+read its own id with no bit wrong. With no marker found at all, or one still missing where the others put it,
+the photo is searched whole for the missing markers' printed patterns. Otherwise the calibration says, per marker,
+what it saw there.
 """
 
 from __future__ import annotations
@@ -226,22 +227,27 @@ def look_at(gray: np.ndarray, corners: np.ndarray) -> MarkerLook:
     return MarkerLook(cells[1:-1, 1:-1].astype(np.uint8), float(np.mean(~border)), contrast, dark, side)
 
 
-def recover(image: np.ndarray, layout: Layout, found: dict[int, np.ndarray]
+def recover(image: np.ndarray, layout: Layout, found: dict[int, np.ndarray], whole_photo: bool = True
             ) -> tuple[dict[int, np.ndarray], set[int], dict[int, str]]:
     """Markers of the layout the detector missed, looked for where the found ones (at least one) put them;
-    each marker recovered helps place the others. With none found, the photo is searched whole for the
-    markers' patterns (`search_whole_photo`). Returns the markers recovered (corners fitted to their bits),
-    those of them found by the whole-photo search, and, for each marker still missing, why."""
+    each marker recovered helps place the others. With none found, or some still missing after that (two
+    markers on one side of the table put the far side's tens of pixels off: marker tables seed 4034), the
+    photo is searched whole for the missing markers' patterns (`search_whole_photo`; `whole_photo` False: only
+    where the others put them). What is found so must still fit the layout with the others (`calibrate`).
+    Returns the markers recovered (corners fitted to their bits), those of them found by the whole-photo
+    search, and, for each marker still missing, why."""
     gray = grey(image)
     known = {m: c for m, c in found.items() if m in layout.markers}
     recovered: dict[int, np.ndarray] = {}
     searched: set[int] = set()
     why: dict[int, str] = {}
+    searched_whole = not whole_photo
     while True:
         missing = sorted(set(layout.markers) - set(known))
         if not missing:
             return recovered, searched, {}
         if not known:
+            searched_whole = True
             known = search_whole_photo(gray, set(missing))
             recovered.update(known)
             searched.update(known)
@@ -259,7 +265,15 @@ def recover(image: np.ndarray, layout: Layout, found: dict[int, np.ndarray]
             if corners is not None:
                 recovered[m] = known[m] = corners
         if all(why[m] for m in missing):
-            return recovered, searched, why
+            if searched_whole:
+                return recovered, searched, why
+            searched_whole = True
+            elsewhere = search_whole_photo(gray, set(missing))
+            if not elsewhere:
+                return recovered, searched, {m: f"{why[m]}; its pattern found nowhere else in the photo" for m in missing}
+            recovered.update(elsewhere)
+            searched.update(elsewhere)
+            known.update(elsewhere)
 
 
 TEMPLATE_CELL_PX = 3  # cell size of the printed markers matched over the whole photo, scaled down to it
