@@ -175,3 +175,25 @@ def test_a_marker_whose_only_sighting_is_off_is_refused_naming_it():
     with pytest.raises(CalibrationError, match=r"mm RMS off .*marker 1, read at \(\d+, \d+\) px, does not lie where "
                                                r"the others put it .*marker 1 expected at"):
         calibrate(image, layout)
+
+
+def test_a_copy_of_a_covered_marker_is_not_taken_when_the_rest_are_found_by_their_pattern():
+    """Seed 4034 again (marker 2 found by the whole-photo search), with marker 1 covered and its pattern printed
+    on the rail, no paper round it: the copy is read as marker 1, does not fit the others, and the calibration is
+    refused naming it."""
+    image, layout, cam = marker_table(GAMES[4034 % 3], 4034, "dark", "flush")
+    cover(image, cam, layout, 1)
+    w, _ = layout.felt_mm
+    half, side = layout.marker_mm / 2, 120
+    x, y = 0.5 * w, -layout.rail_mm / 2
+    corners = cam.project(np.array([(x - half, y - half, 0), (x + half, y - half, 0), (x + half, y + half, 0),
+                                    (x - half, y + half, 0)], np.float64)).astype(np.float32)
+    warp = cv2.getPerspectiveTransform(np.float32([(0, 0), (side, 0), (side, side), (0, side)]), corners)
+    h, w_px = image.shape[:2]
+    drawn = cv2.warpPerspective(cv2.cvtColor(DICTIONARY.generateImageMarker(1, side), cv2.COLOR_GRAY2BGR), warp,
+                                (w_px, h), flags=cv2.INTER_AREA)
+    inside = cv2.warpPerspective(np.full((side, side), 255, np.uint8), warp, (w_px, h)) > 127
+    image[inside] = drawn[inside]
+    with pytest.raises(CalibrationError, match=r"mm RMS off .*marker 1, read at \(\d+, \d+\) px, does not lie where "
+                                               r"the others put it .*marker 1 expected at"):
+        calibrate(image, layout)
