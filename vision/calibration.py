@@ -204,8 +204,16 @@ def calibrate(image: np.ndarray, layout: Layout, camera_height_mm: float | None 
     the detector misses is looked for where the other three put it (vision.markers); an id read in two
     places (printing read as a marker) is taken where it lies as the layout says with the others, and a
     marker whose only sighting does not fit is looked for where the others put it. The calibration's
-    `notes` say which were found so. Refused, saying why per marker, when a marker is still missing or off.
+    `notes` say which were found so. Refused, saying why per marker, when a marker is still missing or off; and,
+    before any search, a photo outside 16-MAX_IMAGE_SIDE pixels a side (its file could not be loaded) or a camera
+    height outside 100-10000 mm.
     """
+    h, w = image.shape[:2]
+    if not (16 <= w <= MAX_IMAGE_SIDE and 16 <= h <= MAX_IMAGE_SIDE):
+        raise CalibrationError(f"the photo is {w}x{h}: a calibration photo must be 16-{MAX_IMAGE_SIDE} pixels a side "
+                               "(a frame of the table's camera, at the size it runs at)")
+    if camera_height_mm is not None and not 100 <= camera_height_mm <= 10000:
+        raise CalibrationError(f"camera height must be 100-10000 mm, got {camera_height_mm}")
     seen = detect_sightings(image, set(layout.markers))
     found, notes = fitting_sightings(layout, seen)
     read_twice = tuple(sorted(m for m, places in seen.items() if m in layout.markers and len(places) > 1))
@@ -228,9 +236,6 @@ def calibrate(image: np.ndarray, layout: Layout, camera_height_mm: float | None 
         if error > MAX_ERROR_MM:
             raise CalibrationError(f"the markers do not lie where the layout says: {error:.1f} mm RMS off (at most "
                                    f"{MAX_ERROR_MM:g}): {why_off}")
-    h, w = image.shape[:2]
-    if camera_height_mm is not None and not 100 <= camera_height_mm <= 10000:
-        raise CalibrationError(f"camera height must be 100-10000 mm, got {camera_height_mm}")
     notes += [f"marker {m} found by a search of the whole photo for its pattern (every bit read right)"
               if m in searched else f"marker {m} found where the other markers put it (every bit read right)"
               for m in sorted(recovered)]

@@ -46,6 +46,15 @@ def test_missing_markers_are_named(craps_rig):
         calibrate(covered, layout_for("craps"))
 
 
+@pytest.mark.parametrize("shape", [(12, 640, 3), (720, 8200, 3)])
+def test_a_photo_of_a_size_no_calibration_file_can_hold_is_refused_before_any_search(shape):
+    """A calibration file's image size is bounded (16-8192 px a side, `Calibration.load`): a photo outside it is
+    refused up front, not searched for markers (the whole-photo search grows with the photo: 11 s at 3840x2160)
+    and then saved as a file the service refuses."""
+    with pytest.raises(CalibrationError, match=rf"the photo is {shape[1]}x{shape[0]}: .* 16-8192 pixels a side"):
+        calibrate(np.zeros(shape, np.uint8), layout_for("craps"))
+
+
 def test_saved_calibration_loads_the_same(tmp_path, craps_rig):
     _, _, cal = craps_rig
     path = tmp_path / "cal.json"
