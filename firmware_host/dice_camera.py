@@ -300,10 +300,13 @@ class DiceCamera:
         with self._lock:
             if self._throw is not None or not self._clear:
                 return  # bets closed meanwhile: the table is no longer clear
-        if self.empty_table.unfit(image) is not None:
-            self._look_at_markers(image)  # a model made from unchecked frames must not follow a camera that moved
         if self._moved is not None:
-            return
+            return  # no model follows a moved camera; the look every MARKERS_EVERY_S says when it is back
+        if self.empty_table.may_complete(image):  # no new model may follow a camera that moved
+            self._look_at_markers(image)
+            if self._moved is not None:
+                self.empty_table.drop_samples()  # some were taken since it moved
+                return
         if self.empty_table.offer(image, self.reader):
             model = self.empty_table
             log.info("camera: empty-table model %d (%s)", model.version, model.how)

@@ -89,6 +89,16 @@ class EmptyTable:
                     "moved?): a new model is learned while bets are open")
         return None
 
+    def may_complete(self, frame: np.ndarray) -> bool:
+        """Whether offering this frame may complete a new model (it would be the last of `samples` frames, checked
+        or not): the moment to make sure the camera did not move, for the model would follow it."""
+        waiting = self._clear if self.unfit(frame) is None else self._unchecked
+        return len(waiting) + 1 >= self.samples
+
+    def drop_samples(self) -> None:
+        """Forget the frames gathered for the next model (taken by a camera that moved since)."""
+        self._clear, self._unchecked = [], []
+
     def offer(self, frame: np.ndarray, reader: DiceReader) -> bool:
         """A still frame taken while the table should be clear; True when it completed a new model
         (which `reader` then uses)."""

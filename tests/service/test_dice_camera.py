@@ -187,6 +187,35 @@ def test_a_camera_knocked_off_its_calibration_declines_reads_until_it_is_put_bac
     assert sorted(t.seen()[1].faces) == sorted(d.top_value for d in replay.throws[0].rest)
 
 
+def test_no_new_model_follows_a_camera_knocked_between_looks_and_the_markers_are_looked_at_once(tmp_path, replay,
+                                                                                              monkeypatch):
+    """Knocked 7 px after the markers were last looked at, while bets are open: the table still looks like its model
+    (7% of it differs), so its still frames refreshed the model, following the camera, until the next look. Now the
+    markers are looked at whenever a new model may be completed, and only then (before, at every frame offered while
+    the model did not fit: each look 10 ms, 180 ms with the markers covered, most of a Pi's vision worker): found
+    moved, no model is made, the frames gathered are dropped, and nothing is offered while the camera is off."""
+    from firmware_host import dice_camera
+
+    monkeypatch.setattr(dice_camera, "MARKERS_EVERY_S", 3600.0)  # the first look only: the offers must look
+    camera = KnockedCamera(replay.empty)
+    t = Table(tmp_path, replay.calibration, replay.empty, camera)
+    health = lambda: [i for i in t.items if isinstance(i, DeviceHealthChanged)]  # noqa: E731
+    with t:
+        watch = t.table.camera.markers
+        looks = []
+        check = watch.check
+        monkeypatch.setattr(watch, "check", lambda image: looks.append(1) or check(image))
+        assert wait_for(lambda: t.table.camera._markers_looked > 0, 10)  # the first look, before the knock
+        looks.clear()
+        camera.shift = (6.0, 4.0)
+        t.table.phase_changed("betting", 1, 1)
+        assert wait_for(lambda: any(h.health == "degraded" for h in health()), 10)
+        assert "the camera moved since its calibration" in [h for h in health() if h.health == "degraded"][0].message
+        time.sleep(2.0)  # four more offers, 0.5 s apart
+        assert t.table.camera.empty_table.version == 1, "a model followed the camera"
+        assert len(looks) == 1, f"the markers were looked at {len(looks)} times"
+
+
 class FailingOnceCamera(ThrowingCamera):
     """The stand-in whose capture fails once its own way (not a DeviceError: an error of the driver underneath)."""
 
