@@ -61,3 +61,27 @@ def test_lights_switched_unfit_the_model_and_a_new_one_is_made_while_bets_are_op
     assert model.how == "replaced" and model.unfit(dark_throw) is None
     reading = reader.read(dark_throw)
     assert sorted(reading.values) == sorted(t.value for t in truth)
+
+
+def test_may_complete_says_when_the_next_frame_offered_may_make_a_model_checked_or_not(craps_rig):
+    """The camera looks at the markers when a frame may complete a new model (firmware_host/dice_camera.py): the
+    last of `samples` clear frames against the model, or of `samples` unchecked ones under other lights; the frames
+    gathered can be dropped (a camera found moved took them)."""
+    rig, empty, cal = craps_rig
+    rng = np.random.default_rng(6)
+    model = EmptyTable(empty, region=region(cal), samples=3)
+    reader = DiceReader(cal, background=empty)
+    lit = rig.scene([], rng)
+    clear = [render(lit, rng)[0] for _ in range(3)]
+    said = []
+    for f in clear:
+        said.append(model.may_complete(f))
+        model.offer(f, reader)
+    assert said == [False, False, True] and model.version == 2
+    dark = [dimmed(render(lit, rng)[0], 0.45) for _ in range(3)]
+    model.offer(dark[0], reader)
+    model.offer(dark[1], reader)
+    assert model.may_complete(dark[2]) and not model.may_complete(clear[0])  # 2 unchecked gathered, 0 clear
+    model.drop_samples()
+    assert not model.may_complete(dark[2])
+    assert [model.offer(f, reader) for f in dark] == [False, False, True] and model.how == "replaced"
