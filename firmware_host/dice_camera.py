@@ -150,6 +150,7 @@ class DiceCamera:
         self._offered = 0.0
         self._markers_looked = -math.inf
         self._moved: str | None = None  # why reads are declined while the camera is off its calibration (worker)
+        self._markers_seen_at: tuple | None = None  # the throw and rest whose markers were looked at (worker)
         self._ahead: tuple[Throw, int, Any, bytes] | None = None  # the vision worker's evidence encoded ahead
         self._running = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -280,11 +281,11 @@ class DiceCamera:
             except Exception:  # the worker must outlive one bad frame; the engine's timeout voids the throw
                 log.exception("camera: vision failed on a frame")
 
-    def _look_at_markers(self, image: np.ndarray) -> None:
+    def _look_at_markers(self, image: np.ndarray, whole_frame: bool = True) -> None:
         """Whether the camera moved since its calibration (vision/camera_moved.py): while it is off, the camera is
         `degraded` and reads are declined (a die placed on the table where it is not is judged at the wrong place);
         markers found in place again end it. Markers covered change nothing."""
-        check = self.markers.check(image)
+        check = self.markers.check(image, whole_frame)
         if check.moved:
             self._moved = (f"the camera moved since its calibration ({check.describe()}): put it back, or calibrate "
                            "again (tablehw vision calibrate)")
@@ -327,6 +328,11 @@ class DiceCamera:
                 return  # the dice moved again, or another throw is watched: this frame no longer counts
         from vision.reading import Reading
 
+        if self._moved is None and self._markers_seen_at != (throw, request.epoch):
+            # The first frame of each rest: a camera knocked during the throw moved the image, so it starts a new
+            # rest, looked at again. Near the markers' places only (a few ms); the first read waits on it, not the last.
+            self._markers_seen_at = (throw, request.epoch)
+            self._look_at_markers(frame.image, whole_frame=False)
         started = time.perf_counter()
         unfit = self._moved
         if unfit is None:

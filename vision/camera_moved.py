@@ -3,9 +3,10 @@
 The calibration maps pixels to the table. A camera knocked or turned on its mount keeps reading dice, and the
 empty-table model even follows it (a table that no longer looks like its model gets a new one), but every die is
 then placed on the table where it is not: off-table, the middle line and the dome are judged at the wrong places.
-So the service looks, between throws, at the four markers: each is fitted to its own pattern of bits within a few
-cells of where the calibration photo shows it (`markers.align`, as calibration does for a marker it missed), and must
-read its own id there; too few found so, the whole frame is searched (a camera moved further). Two or more found off
+So the service looks at the four markers between throws, and on each rest of the dice: each is fitted to its own
+pattern of bits within a few cells of where the calibration photo shows it (`markers.align`, as calibration does for a
+marker it missed), and must read its own id there; too few found so, the whole frame is searched (a camera moved
+further), but not during a throw. Two or more found off
 by more than MOVED_DIE_EDGES: the camera moved. Two or more found in place: it did not. Otherwise (markers covered by
 chips, a hand, the dealer's arm) nothing is said.
 """
@@ -67,8 +68,9 @@ class MarkerWatch:
             fitted = None if gray is None else found(gray, expected, m)
             self.places[m] = expected if fitted is None else fitted
 
-    def check(self, image: np.ndarray) -> MarkerCheck:
-        """Each marker looked for within SEARCH_CELLS cells of its place in `image` (BGR or grey)."""
+    def check(self, image: np.ndarray, whole_frame: bool = True) -> MarkerCheck:
+        """Each marker looked for within SEARCH_CELLS cells of its place in `image` (BGR or grey); with too few found
+        there, in the whole frame unless `whole_frame` is False (a look during a throw: 10 ms, not 180)."""
         gray = grey(image)
         off, unseen = {}, []
         for m, place in self.places.items():
@@ -77,7 +79,7 @@ class MarkerWatch:
                 unseen.append(m)
             else:
                 off[m] = float(np.hypot(*(corners.mean(axis=0) - place.mean(axis=0))))
-        if len(off) < AGREEING and unseen:
+        if whole_frame and len(off) < AGREEING and unseen:
             # Too few near their places to say: covered, or the camera moved further than the search reaches (a
             # marker 30 px wide is searched 6 cells, about 30 px, around). The whole frame is looked at for them.
             for m, corners in detect_markers(gray, set(unseen)).items():

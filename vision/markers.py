@@ -270,7 +270,8 @@ def recover(image: np.ndarray, layout: Layout, found: dict[int, np.ndarray], who
             searched_whole = True
             elsewhere = search_whole_photo(gray, set(missing))
             if not elsewhere:
-                return recovered, searched, {m: f"{why[m]}; its pattern found nowhere else in the photo" for m in missing}
+                return recovered, searched, {m: f"{why[m]}; its pattern found nowhere else in the photo"
+                                             for m in missing}
             recovered.update(elsewhere)
             searched.update(elsewhere)
             known.update(elsewhere)

@@ -204,7 +204,8 @@ def test_no_new_model_follows_a_camera_knocked_between_looks_and_the_markers_are
         watch = t.table.camera.markers
         looks = []
         check = watch.check
-        monkeypatch.setattr(watch, "check", lambda image: looks.append(1) or check(image))
+        monkeypatch.setattr(watch, "check", lambda image, whole_frame=True: looks.append(1) or check(image,
+                                                                                                  whole_frame))
         assert wait_for(lambda: t.table.camera._markers_looked > 0, 10)  # the first look, before the knock
         looks.clear()
         camera.shift = (6.0, 4.0)
@@ -214,6 +215,28 @@ def test_no_new_model_follows_a_camera_knocked_between_looks_and_the_markers_are
         time.sleep(2.0)  # four more offers, 0.5 s apart
         assert t.table.camera.empty_table.version == 1, "a model followed the camera"
         assert len(looks) == 1, f"the markers were looked at {len(looks)} times"
+
+
+def test_a_camera_knocked_during_a_throw_declines_that_throw(tmp_path, replay, monkeypatch):
+    """Knocked 7 px between the last look and the dice coming to rest, with no bets open in between (no model made,
+    so nothing looked): the throw was read against a calibration that places its dice where they are not. Now the
+    markers near their places are looked at on the first frame read of each rest: moved, the throw is declined and the
+    camera `degraded`."""
+    from firmware_host import dice_camera
+
+    monkeypatch.setattr(dice_camera, "MARKERS_EVERY_S", 3600.0)  # the first look only
+    camera = KnockedCamera(replay.empty)
+    t = Table(tmp_path, replay.calibration, replay.empty, camera)
+    health = lambda: [i for i in t.items if isinstance(i, DeviceHealthChanged)]  # noqa: E731
+    with t:
+        assert wait_for(lambda: t.table.camera._markers_looked > 0, 10)  # in place, before the knock
+        camera.shift = (6.0, 4.0)
+        t.throw(replay.throws[0])
+        assert wait_for(lambda: t.seen(), 30)
+        declined = t.seen()[0]
+        assert declined.faces is None and declined.void_reason == "uncertain"
+        assert "the camera moved since its calibration" in declined.detail["detail"]
+        assert any(h.health == "degraded" and "camera moved" in h.message for h in health())
 
 
 class FailingOnceCamera(ThrowingCamera):

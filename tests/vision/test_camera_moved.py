@@ -45,6 +45,16 @@ def test_a_camera_knocked_or_turned_has_moved(table, matrix):
     assert check.moved and not check.in_place, check.describe()
 
 
+def test_a_look_near_the_places_only_says_nothing_of_a_camera_moved_beyond_them(table):
+    """The look during a throw (`whole_frame=False`, a few ms) searches near the markers' places only: a knock of a
+    few pixels is found, one beyond the search (108 px) is not found either way (the look between throws finds it)."""
+    cal, photo, frame = table
+    watch = MarkerWatch(cal, photo)
+    assert watch.check(moved_by(frame, np.float32([[1, 0, 3], [0, 1, 0]])), whole_frame=False).moved
+    far = watch.check(moved_by(frame, np.float32([[1, 0, -90], [0, 1, 60]])), whole_frame=False)
+    assert not far.moved and not far.in_place, far.describe()
+
+
 def test_markers_covered_say_nothing_and_one_covered_leaves_the_others_to_say(table):
     """Chips or an arm over the markers: not found, so neither moved nor in place (the state held stays)."""
     cal, photo, frame = table
