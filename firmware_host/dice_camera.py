@@ -330,7 +330,7 @@ class DiceCamera:
 
         if self._moved is None and self._markers_seen_at != (throw, request.epoch):
             # The first frame of each rest: a camera knocked during the throw moved the image, so it starts a new
-            # rest, looked at again. Near the markers' places only (a few ms); the first read waits on it, not the last.
+            # rest, looked at again. Near the markers' places only (about 10 ms); the first read waits on it, not the last.
             self._markers_seen_at = (throw, request.epoch)
             self._look_at_markers(frame.image, whole_frame=False)
         started = time.perf_counter()
