@@ -281,11 +281,11 @@ class DiceCamera:
             except Exception:  # the worker must outlive one bad frame; the engine's timeout voids the throw
                 log.exception("camera: vision failed on a frame")
 
-    def _look_at_markers(self, image: np.ndarray, whole_frame: bool = True) -> None:
+    def _look_at_markers(self, image: np.ndarray, quick: bool = False) -> None:
         """Whether the camera moved since its calibration (vision/camera_moved.py): while it is off, the camera is
         `degraded` and reads are declined (a die placed on the table where it is not is judged at the wrong place);
         markers found in place again end it. Markers covered change nothing."""
-        check = self.markers.check(image, whole_frame)
+        check = self.markers.check(image, quick)
         if check.moved:
             self._moved = (f"the camera moved since its calibration ({check.describe()}): put it back, or calibrate "
                            "again (tablehw vision calibrate)")
@@ -330,9 +330,9 @@ class DiceCamera:
 
         if self._moved is None and self._markers_seen_at != (throw, request.epoch):
             # The first frame of each rest: a camera knocked during the throw moved the image, so it starts a new
-            # rest, looked at again. Near the markers' places only (about 10 ms); the first read waits on it, not the last.
+            # rest, looked at again, quickly (about 10 ms); the first read waits on it, not the last.
             self._markers_seen_at = (throw, request.epoch)
-            self._look_at_markers(frame.image, whole_frame=False)
+            self._look_at_markers(frame.image, quick=True)
         started = time.perf_counter()
         unfit = self._moved
         if unfit is None:

@@ -6,7 +6,7 @@ then placed on the table where it is not: off-table, the middle line and the dom
 So the service looks at the four markers between throws, and on each rest of the dice: each is fitted to its own
 pattern of bits within a few cells of where the calibration photo shows it (`markers.align`, as calibration does for a
 marker it missed), and must read its own id there; too few found so, the whole frame is searched (a camera moved
-further), but not during a throw. Two or more found off
+further; during a throw by the detector's default settings alone). Two or more found off
 by more than MOVED_DIE_EDGES: the camera moved. Two or more found in place: it did not. Otherwise (markers covered by
 chips, a hand, the dealer's arm) nothing is said.
 """
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .calibration import Calibration
-from .markers import SEARCH_CELLS, align, detect_markers, grey, marker_corners_mm, reads_as, unreadable
+from .markers import PASSES, SEARCH_CELLS, align, detect_markers, grey, marker_corners_mm, reads_as, unreadable
 
 MOVED_DIE_EDGES = 0.1  # a marker this far (in die edges at the felt's centre) from its calibrated place has moved ...
 MOVED_MIN_PX = 2.0  # ... and never less than this many pixels (corners are fitted to a fraction of a pixel)
@@ -68,9 +68,10 @@ class MarkerWatch:
             fitted = None if gray is None else found(gray, expected, m)
             self.places[m] = expected if fitted is None else fitted
 
-    def check(self, image: np.ndarray, whole_frame: bool = True) -> MarkerCheck:
+    def check(self, image: np.ndarray, quick: bool = False) -> MarkerCheck:
         """Each marker looked for within SEARCH_CELLS cells of its place in `image` (BGR or grey); with too few found
-        there, in the whole frame unless `whole_frame` is False (a look during a throw: 10 ms, not 180)."""
+        there, in the whole frame: `quick` (a look during a throw), by the detector's default settings alone (6-8 ms:
+        a marker with a white margin), else by every setting calibration tries (160-180 ms when none is there)."""
         gray = grey(image)
         off, unseen = {}, []
         for m, place in self.places.items():
@@ -79,10 +80,10 @@ class MarkerWatch:
                 unseen.append(m)
             else:
                 off[m] = float(np.hypot(*(corners.mean(axis=0) - place.mean(axis=0))))
-        if whole_frame and len(off) < AGREEING and unseen:
+        if len(off) < AGREEING and unseen:
             # Too few near their places to say: covered, or the camera moved further than the search reaches (a
             # marker 30 px wide is searched 6 cells, about 30 px, around). The whole frame is looked at for them.
-            for m, corners in detect_markers(gray, set(unseen)).items():
+            for m, corners in detect_markers(gray, set(unseen), PASSES[:1] if quick else PASSES).items():
                 if m in unseen:
                     off[m] = float(np.hypot(*(corners.mean(axis=0) - self.places[m].mean(axis=0))))
             unseen = [m for m in unseen if m not in off]

@@ -117,7 +117,8 @@ def align(gray: np.ndarray, corners: np.ndarray, marker: int, search_cells: int 
     return cv2.perspectiveTransform(square.reshape(-1, 1, 2), warp).reshape(4, 2).astype(np.float64)
 
 
-def detect_sightings(image: np.ndarray, wanted: set[int] | None = None) -> dict[int, list[np.ndarray]]:
+def detect_sightings(image: np.ndarray, wanted: set[int] | None = None, passes: tuple = PASSES
+                     ) -> dict[int, list[np.ndarray]]:
     """Every place each ArUco id was read in a BGR (or grey) image, first sighting first: id -> list of 4x2
     corner pixels (sub-pixel, on the image itself). Printing on the felt can read as a marker too (letters
     of a rendered tune table read as marker 1), so an id may be seen more than once. Passes of other
@@ -126,7 +127,7 @@ def detect_sightings(image: np.ndarray, wanted: set[int] | None = None) -> dict[
     wanted = {0, 1, 2, 3} if wanted is None else wanted
     gray = grey(image)
     seen: dict[int, list[np.ndarray]] = {}
-    for _, prepare, settings in PASSES:
+    for _, prepare, settings in passes:
         detector = cv2.aruco.ArucoDetector(DICTIONARY, _parameters(**settings))
         corners, ids, _ = detector.detectMarkers(gray if prepare is None else prepare(gray))
         for i, c in zip(ids.ravel() if ids is not None else (), corners):
@@ -146,10 +147,10 @@ def detect_sightings(image: np.ndarray, wanted: set[int] | None = None) -> dict[
     return seen
 
 
-def detect_markers(image: np.ndarray, wanted: set[int] | None = None) -> dict[int, np.ndarray]:
+def detect_markers(image: np.ndarray, wanted: set[int] | None = None, passes: tuple = PASSES) -> dict[int, np.ndarray]:
     """ArUco markers in a BGR (or grey) image: id -> 4x2 corner pixels of its first sighting
-    (`detect_sightings`)."""
-    return {i: places[0] for i, places in detect_sightings(image, wanted).items()}
+    (`detect_sightings`; `passes`: the detector settings tried, PASSES[:1] the default alone)."""
+    return {i: places[0] for i, places in detect_sightings(image, wanted, passes).items()}
 
 
 def layout_error_mm(layout: Layout, found: dict[int, np.ndarray]) -> tuple[np.ndarray | None, float]:

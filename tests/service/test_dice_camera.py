@@ -204,8 +204,7 @@ def test_no_new_model_follows_a_camera_knocked_between_looks_and_the_markers_are
         watch = t.table.camera.markers
         looks = []
         check = watch.check
-        monkeypatch.setattr(watch, "check", lambda image, whole_frame=True: looks.append(1) or check(image,
-                                                                                                  whole_frame))
+        monkeypatch.setattr(watch, "check", lambda image, quick=False: looks.append(1) or check(image, quick))
         assert wait_for(lambda: t.table.camera._markers_looked > 0, 10)  # the first look, before the knock
         looks.clear()
         camera.shift = (6.0, 4.0)
