@@ -187,6 +187,22 @@ def test_a_camera_knocked_off_its_calibration_declines_reads_until_it_is_put_bac
     assert sorted(t.seen()[1].faces) == sorted(d.top_value for d in replay.throws[0].rest)
 
 
+def counted_looks(monkeypatch) -> list[bool]:
+    """Every look at the markers from now on, told by whether it found them moved (MarkerWatch.check counted)."""
+    from vision.camera_moved import MarkerWatch
+
+    looks: list[bool] = []
+    check = MarkerWatch.check
+
+    def counted(self, image, quick=False):
+        result = check(self, image, quick)
+        looks.append(result.moved)
+        return result
+
+    monkeypatch.setattr(MarkerWatch, "check", counted)
+    return looks
+
+
 def test_no_new_model_follows_a_camera_knocked_between_looks_and_the_markers_are_looked_at_once(tmp_path, replay,
                                                                                               monkeypatch):
     """Knocked 7 px after the markers were last looked at, while bets are open: the table still looks like its model
@@ -197,38 +213,35 @@ def test_no_new_model_follows_a_camera_knocked_between_looks_and_the_markers_are
     from firmware_host import dice_camera
 
     monkeypatch.setattr(dice_camera, "MARKERS_EVERY_S", 3600.0)  # the first look only: the offers must look
+    looks = counted_looks(monkeypatch)
     camera = KnockedCamera(replay.empty)
     t = Table(tmp_path, replay.calibration, replay.empty, camera)
     health = lambda: [i for i in t.items if isinstance(i, DeviceHealthChanged)]  # noqa: E731
     with t:
-        watch = t.table.camera.markers
-        looks = []
-        check = watch.check
-        monkeypatch.setattr(watch, "check", lambda image, quick=False: looks.append(1) or check(image, quick))
-        assert wait_for(lambda: t.table.camera._markers_looked > 0, 10)  # the first look, before the knock
-        looks.clear()
+        assert wait_for(lambda: looks == [False], 10)  # the first look, done before the knock: in place
         camera.shift = (6.0, 4.0)
         t.table.phase_changed("betting", 1, 1)
         assert wait_for(lambda: any(h.health == "degraded" for h in health()), 10)
         assert "the camera moved since its calibration" in [h for h in health() if h.health == "degraded"][0].message
         time.sleep(2.0)  # four more offers, 0.5 s apart
         assert t.table.camera.empty_table.version == 1, "a model followed the camera"
-        assert len(looks) == 1, f"the markers were looked at {len(looks)} times"
+        assert looks == [False, True], f"the markers were looked at {len(looks) - 1} times since the knock"
 
 
 def test_a_camera_knocked_during_a_throw_declines_that_throw(tmp_path, replay, monkeypatch):
     """Knocked 7 px between the last look and the dice coming to rest, with no bets open in between (no model made,
     so nothing looked): the throw was read against a calibration that places its dice where they are not. Now the
-    markers near their places are looked at on the first frame read of each rest: moved, the throw is declined and the
-    camera `degraded`."""
+    markers are looked at (quickly) on the first frame read of each rest: moved, the throw is declined and the camera
+    `degraded`."""
     from firmware_host import dice_camera
 
     monkeypatch.setattr(dice_camera, "MARKERS_EVERY_S", 3600.0)  # the first look only
+    looks = counted_looks(monkeypatch)
     camera = KnockedCamera(replay.empty)
     t = Table(tmp_path, replay.calibration, replay.empty, camera)
     health = lambda: [i for i in t.items if isinstance(i, DeviceHealthChanged)]  # noqa: E731
     with t:
-        assert wait_for(lambda: t.table.camera._markers_looked > 0, 10)  # in place, before the knock
+        assert wait_for(lambda: looks == [False], 10)  # in place, before the knock
         camera.shift = (6.0, 4.0)
         t.throw(replay.throws[0])
         assert wait_for(lambda: t.seen(), 30)
@@ -236,6 +249,7 @@ def test_a_camera_knocked_during_a_throw_declines_that_throw(tmp_path, replay, m
         assert declined.faces is None and declined.void_reason == "uncertain"
         assert "the camera moved since its calibration" in declined.detail["detail"]
         assert any(h.health == "degraded" and "camera moved" in h.message for h in health())
+    assert looks == [False, True]  # the throw's look found it
 
 
 class FailingOnceCamera(ThrowingCamera):
