@@ -257,6 +257,43 @@ def test_bench_memory_10000_reads(tmp_path):
     assert samples[-1] - samples[0] < 5.0, "memory grows while reading"
 
 
+def test_bench_marker_looks_one_core():
+    """The service's looks at the markers (has the camera moved? vision/camera_moved.py), as DiceCamera makes them:
+    between throws (`check`: near the markers' places, then the whole frame by every detector setting) and on the first
+    frame of each rest of the dice (`check(quick=True)`: the whole frame by the default setting alone), with the
+    markers in view and with every one covered (chips, an arm), on a rendered rig of each dice game."""
+    from vision.camera_moved import MarkerWatch
+    from vision.markers import marker_corners_mm
+
+    cv2.setNumThreads(1)
+    print("\nlooks at the markers, 1280x720, one core, median (max) of 10:")
+    measured = 0
+    for game in ("craps", "banca-francesa", "cussec"):
+        rng = np.random.default_rng(31)
+        rig = random_rig(game, rng)
+        photo, _ = render(rig.scene([], rng, clean=True), rng)
+        cal = calibrate(photo, rig.layout, float(rig.camera.position[2]))
+        frame, _ = render(rig.scene([], rng), rng)
+        covered = frame.copy()
+        for m in cal.layout.markers:
+            corners = cal.points_to_image(marker_corners_mm(cal.layout, m))
+            centre = corners.mean(axis=0)
+            cv2.fillConvexPoly(covered, np.round(centre + (corners - centre) * 1.6).astype(np.int32), (60, 90, 140))
+        watch = MarkerWatch(cal, photo)
+        row = []
+        for name, image, quick in (("in view, quick", frame, True), ("covered, quick", covered, True),
+                                   ("in view", frame, False), ("covered", covered, False)):
+            times = []
+            for _ in range(10):
+                t0 = time.perf_counter()
+                watch.check(image, quick)
+                times.append((time.perf_counter() - t0) * 1000)
+            measured += len(times)
+            row.append(f"{name} {np.median(times):.1f} ({max(times):.1f}) ms")
+        print(f"  {game}: " + "; ".join(row))
+    assert measured == 3 * 4 * 10
+
+
 CALIBRATION_SEEDS = range(2000, 2100)  # never looked at; the detector settings were chosen on seeds 0-59 and 500-559
 
 
