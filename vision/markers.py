@@ -241,41 +241,37 @@ def recover(image: np.ndarray, layout: Layout, found: dict[int, np.ndarray], who
     known = {m: c for m, c in found.items() if m in layout.markers}
     recovered: dict[int, np.ndarray] = {}
     searched: set[int] = set()
-    why: dict[int, str] = {}
+    why: dict[int, str] = {}  # per missing marker, what the search where the others put it saw
     searched_whole = not whole_photo
     while True:
         missing = sorted(set(layout.markers) - set(known))
         if not missing:
             return recovered, searched, {}
-        if not known:
-            searched_whole = True
-            known = search_whole_photo(gray, set(missing))
-            recovered.update(known)
-            searched.update(known)
-            if not known:
-                return recovered, searched, {
-                    m: f"not seen: no square with a white margin read as marker {m}, its pattern found nowhere in the "
-                       f"photo, and no other marker found to say where it should be (markers need a white margin a "
-                       f"cell, {layout.marker_mm / CELLS:.0f} mm, wide)" for m in missing}
-            continue
-        to_image, search = where_the_others_put(layout, known)
-        why = {}
-        for m in missing:
-            expected = cv2.perspectiveTransform(marker_corners_mm(layout, m).reshape(-1, 1, 2), to_image).reshape(4, 2)
-            corners, why[m] = look_for(gray, layout, m, expected, search)
-            if corners is not None:
-                recovered[m] = known[m] = corners
-        if all(why[m] for m in missing):
-            if searched_whole:
-                return recovered, searched, why
-            searched_whole = True
-            elsewhere = search_whole_photo(gray, set(missing))
-            if not elsewhere:
-                return recovered, searched, {m: f"{why[m]}; its pattern found nowhere else in the photo"
-                                             for m in missing}
-            recovered.update(elsewhere)
-            searched.update(elsewhere)
-            known.update(elsewhere)
+        if known:
+            to_image, search = where_the_others_put(layout, known)
+            why = {}
+            for m in missing:
+                expected = cv2.perspectiveTransform(marker_corners_mm(layout, m).reshape(-1, 1, 2),
+                                                    to_image).reshape(4, 2)
+                corners, why[m] = look_for(gray, layout, m, expected, search)
+                if corners is not None:
+                    recovered[m] = known[m] = corners
+            if not all(why[m] for m in missing):
+                continue  # each marker found helps place the rest
+        if searched_whole:
+            return recovered, searched, why or {m: "not seen, and no other marker found to say where it should be"
+                                                for m in missing}
+        searched_whole = True
+        elsewhere = search_whole_photo(gray, set(missing))
+        if not elsewhere:
+            return recovered, searched, {m: f"{why[m]}; its pattern found nowhere else in the photo" if why else
+                                         f"not seen: no square with a white margin read as marker {m}, its pattern "
+                                         f"found nowhere in the photo, and no other marker found to say where it "
+                                         f"should be (markers need a white margin a cell, "
+                                         f"{layout.marker_mm / CELLS:.0f} mm, wide)" for m in missing}
+        recovered.update(elsewhere)
+        searched.update(elsewhere)
+        known.update(elsewhere)
 
 
 TEMPLATE_CELL_PX = 3  # cell size of the printed markers matched over the whole photo, scaled down to it
