@@ -66,7 +66,10 @@ class MarkerWatch:
             if unreadable(expected, w, h) is not None:
                 continue  # outside the image or too small: the calibration did without it, nothing to check
             fitted = None if gray is None else found(gray, expected, m)
-            self.places[m] = expected if fitted is None else fitted
+            # The photo's fit, unless it lies off where the calibration puts the marker: a calibration file edited
+            # (or not the photo's) keeps its own places, so every frame finds the markers off them.
+            agrees = fitted is not None and centre_off(fitted, expected) <= self.limit_px
+            self.places[m] = fitted if agrees else expected
 
     def check(self, image: np.ndarray, quick: bool = False) -> MarkerCheck:
         """Each marker looked for within SEARCH_CELLS cells of its place in `image` (BGR or grey); with too few found
@@ -79,15 +82,20 @@ class MarkerWatch:
             if corners is None:
                 unseen.append(m)
             else:
-                off[m] = float(np.hypot(*(corners.mean(axis=0) - place.mean(axis=0))))
+                off[m] = centre_off(corners, place)
         if len(off) < AGREEING and unseen:
             # Too few near their places to say: covered, or the camera moved further than the search reaches (a
             # marker 30 px wide is searched 6 cells, about 30 px, around). The whole frame is looked at for them.
             for m, corners in detect_markers(gray, set(unseen), PASSES[:1] if quick else PASSES).items():
                 if m in unseen:
-                    off[m] = float(np.hypot(*(corners.mean(axis=0) - self.places[m].mean(axis=0))))
+                    off[m] = centre_off(corners, self.places[m])
             unseen = [m for m in unseen if m not in off]
         return MarkerCheck(off, tuple(unseen), self.limit_px)
+
+
+def centre_off(corners: np.ndarray, place: np.ndarray) -> float:
+    """Pixels between the centres of two sets of a marker's corners."""
+    return float(np.hypot(*(corners.mean(axis=0) - place.mean(axis=0))))
 
 
 def found(gray: np.ndarray, near: np.ndarray, m: int) -> np.ndarray | None:

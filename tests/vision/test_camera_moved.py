@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
@@ -53,6 +55,16 @@ def test_the_quick_look_of_a_throw_finds_a_camera_knocked_near_or_far(table):
     assert watch.check(moved_by(frame, np.float32([[1, 0, 3], [0, 1, 0]])), quick=True).moved
     far = watch.check(moved_by(frame, np.float32([[1, 0, -90], [0, 1, 60]])), quick=True)
     assert far.moved and not far.in_place, far.describe()
+
+
+def test_a_calibration_file_edited_away_from_its_photo_finds_the_camera_moved(table):
+    """The places are fitted in the calibration photo, near where the calibration puts the markers: an edited
+    homography (5 px off) was fitted back to the photo's markers, found in place, and every die then placed 5 px from
+    where it lies. The calibration's own places are kept where the photo's fit lies off them."""
+    cal, photo, frame = table
+    shifted = replace(cal, homography=cal.homography @ np.array([[1.0, 0, -5.0], [0, 1, 0], [0, 0, 1]]))
+    check = MarkerWatch(shifted, photo).check(frame)
+    assert check.moved and not check.in_place, check.describe()
 
 
 def test_markers_covered_say_nothing_and_one_covered_leaves_the_others_to_say(table):
