@@ -112,21 +112,30 @@ def test_bench_rendered_tables_unseen_looks_three_agreed_reads():
     assert one["throws"] == three["throws"] == 600 and one["dice"] == three["dice"] > 0
 
 
-TIPPED_SEED = 379  # unseen looks, first used by this probe (2026-11-29, sixteenth session)
+# Unseen looks: 379 first used by this probe (2026-11-29, sixteenth session); 563 and 569 first used on 2026-12-06
+# (twenty-seventh session), to check a rule chosen on tune probes (not adopted: docs/vision.md), and kept here since:
+# the looks are drawn per table, so one seed's 30 tables give a figure that varies from seed to seed (7, 24, 10 of 200).
+TIPPED_SEEDS = (379, 563, 569)
 
 
 def test_bench_dice_tipped_towards_the_camera_s_foot_unseen_looks():
     """The cocked die likeliest to be taken for flat: tipped towards the point under the camera by about the angle it
     is seen at, it shows no side face (vision.synthetic_scenes.tipped_to_nadir). One such die in each of 300 valid
-    throws (craps, banca francesa, cussec in turn), unseen looks, one frame; banca francesa and cussec void a cocked
-    die (Portugal 1995 IV.8 and VII.6: `ThrowRules.cocked_void`), so a throw of theirs judged valid is a wrong result."""
-    t0 = time.perf_counter()
-    p = probe_tipped_to_nadir(300, seed=TIPPED_SEED, split="unseen")
-    print(f"\ndice tipped towards the camera's foot, UNSEEN looks, seed {TIPPED_SEED}, 300 throws, one frame, "
-          f"{time.perf_counter() - t0:.0f} s: seen flat {p.seen_flat} of {p.tipped} ({p.seen_flat / p.tipped:.1%}), "
-          f"read {p.read}; banca francesa and cussec throws judged valid (wrong): {p.published} of {p.voiding}; "
-          f"the other dice (flat) read right {p.flat_right} of {p.flat} ({p.flat_right / p.flat:.1%})")
-    assert p.tipped == 300 and p.voiding == 200 and p.flat == 500
+    throws a seed (craps, banca francesa, cussec in turn), unseen looks, one frame; banca francesa and cussec void a
+    cocked die (Portugal 1995 IV.8 and VII.6: `ThrowRules.cocked_void`), so a throw of theirs judged valid is a wrong
+    result."""
+    total = {"published": 0, "voiding": 0}
+    for seed in TIPPED_SEEDS:
+        t0 = time.perf_counter()
+        p = probe_tipped_to_nadir(300, seed=seed, split="unseen")
+        print(f"\ndice tipped towards the camera's foot, UNSEEN looks, seed {seed}, 300 throws, one frame, "
+              f"{time.perf_counter() - t0:.0f} s: seen flat {p.seen_flat} of {p.tipped} ({p.seen_flat / p.tipped:.1%}), "
+              f"read {p.read}; banca francesa and cussec throws judged valid (wrong): {p.published} of {p.voiding}; "
+              f"the other dice (flat) read right {p.flat_right} of {p.flat} ({p.flat_right / p.flat:.1%})")
+        assert p.tipped == 300 and p.voiding == 200 and p.flat == 500
+        total["published"] += p.published
+        total["voiding"] += p.voiding
+    print(f"tipped probe, all seeds: wrong results {total['published']} of {total['voiding']} throws that must be void")
 
 
 LAMP_SEED = 557  # unseen looks, first used by this probe (2026-11-29, twenty-first session)
