@@ -122,13 +122,19 @@ def vision_for(game: str, calibration, *, fps: float):
 class DiceCamera:
     """The camera thread and the vision worker of one dice table."""
 
-    def __init__(self, game: str, evidence: EvidenceStore, calibration, *, fps: float = 30.0) -> None:
+    def __init__(self, game: str, evidence: EvidenceStore, calibration, *, fps: float = 30.0,
+                 unvalidated_felt_ok: bool = False) -> None:
         self.game = game
         self.evidence = evidence
         from vision.camera_moved import MarkerWatch
 
         self.watcher, self.empty_table, self.idle = vision_for(game, calibration, fps=fps)
         self.reader = self.watcher.reader
+        self.unvalidated_felt_ok = unvalidated_felt_ok
+        self._felt: str | None = None  # why reads are declined while the felt is not one the reader was validated on
+        if self.empty_table.frame is not None and self._felt_not_validated(self.empty_table.frame):
+            raise DeviceError(f"{self._felt}; a table on such a felt starts only with [table] camera_unvalidated_felt "
+                              "= true, set once pose-network frames of this felt were made and checked")
         self.markers = MarkerWatch(calibration, self.empty_table.frame)  # its places in the calibration photo
         if self.reader.lamp_spots is not None:
             self.reader.lamp_spots.when_learned = self._lamp_learned
@@ -297,6 +303,16 @@ class DiceCamera:
             self._moved = None
             self.health.fine("calibration", "the markers are where the calibration puts them again")
 
+    def _felt_not_validated(self, image: np.ndarray) -> bool:
+        """Whether the felt in a frame of the empty table is more neutral than any the pose network was trained and
+        checked on (vision/felt_check.py), and the table's config does not say it was checked since. Kept in
+        `_felt`: while set, reads are declined and the camera is `degraded`."""
+        from vision.felt_check import unvalidated_felt
+
+        why = None if self.unvalidated_felt_ok else unvalidated_felt(image, self.reader.calibration)
+        self._felt = None if why is None else f"the felt is not one the reader was validated on: {why}"
+        return why is not None
+
     def _offer(self, image: np.ndarray) -> None:
         with self._lock:
             if self._throw is not None or not self._clear:
@@ -312,6 +328,11 @@ class DiceCamera:
             model = self.empty_table
             log.info("camera: empty-table model %d (%s)", model.version, model.how)
             self.health.fine("model", f"a new empty-table model ({model.how})")
+            if self._felt_not_validated(model.frame):  # a felt changed, or a calibration photo not of this table
+                if self.health.fault("felt", "degraded", f"reads declined: {self._felt}"):
+                    log.error("camera: %s", self._felt)
+            else:
+                self.health.fine("felt", "the felt is one the reader was validated on")
             if model.how == "replaced":  # from frames nothing could check: the floor is told (and the journal keeps it)
                 self.sink(DeviceNotice(
                     "camera", "empty_table_replaced",
@@ -334,7 +355,7 @@ class DiceCamera:
             self._markers_seen_at = (throw, request.epoch)
             self._look_at_markers(frame.image, quick=True)
         started = time.perf_counter()
-        unfit = self._moved
+        unfit = self._moved or self._felt
         if unfit is None:
             unfit = self.empty_table.unfit(frame.image)
             if unfit is None:

@@ -34,7 +34,8 @@ class HardwareTable:
     """Devices interface (start, handshake, phase_changed, read_dice, show_result, stop) over real devices."""
 
     def __init__(self, section: DevicesSection, game: str, evidence: EvidenceStore, *, pin_factory: Any = None,
-                 capture_factory: Callable | None = None, calibration: str | None = None) -> None:
+                 capture_factory: Callable | None = None, calibration: str | None = None,
+                 unvalidated_felt_ok: bool = False) -> None:
         kwargs = {"pin_factory": pin_factory}
         if capture_factory is not None:
             kwargs["capture_factory"] = capture_factory
@@ -54,7 +55,8 @@ class HardwareTable:
             from vision.calibration import Calibration
 
             fps = getattr(section.camera, "fps", 0.0) or 30.0
-            self.camera = DiceCamera(game, evidence, Calibration.load(calibration), fps=fps)
+            self.camera = DiceCamera(game, evidence, Calibration.load(calibration), fps=fps,
+                                     unvalidated_felt_ok=unvalidated_felt_ok)
 
     def start(self, sink: Callable[[Any], None]) -> None:
         self.sink = sink

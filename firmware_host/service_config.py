@@ -32,6 +32,9 @@ class TableSection(Struct, forbid_unknown_fields=True, frozen=True):
     recovery: Literal["resume", "void"] = "resume"  # a round interrupted by a crash: resume it or return stakes
     max_attempts: Annotated[int, Meta(ge=1, le=100)] = 10  # void attempts in a row before the round is voided
     camera_calibration: str | None = None  # `tablehw vision calibrate` output: table mm, middle line, walls, dome
+    # The felt is more neutral than any the pose network was trained on (vision/felt_check.py), and was checked since:
+    # without this a dice table on such a felt refuses to start, and declines its reads if its felt turns so
+    camera_unvalidated_felt: bool = False
 
 
 class MqttSection(Struct, forbid_unknown_fields=True, frozen=True):

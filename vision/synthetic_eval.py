@@ -16,6 +16,7 @@ import numpy as np
 from .at_rest import agree
 from .calibration import calibrate
 from .dice_reader import DiceReader
+from .felt_check import unvalidated_felt
 from .reading import Pose, Reading
 from .synthetic import SceneDie, render
 from .synthetic_scenes import TableRig, random_rig, random_scene, throw_track, valid_with_one_tipped_to_nadir
@@ -91,6 +92,8 @@ class TippedProbe:
     published: int = 0  # ... judged valid all the same: a wrong result
     flat: int = 0  # the flat dice of the same frames
     flat_right: int = 0  # ... read with their value
+    felt_refused: int = 0  # voiding throws on tables whose felt the service refuses (vision/felt_check.py) ...
+    felt_refused_published: int = 0  # ... judged valid all the same (the service would not have run that table)
 
 
 def probe_tipped_to_nadir(n_throws: int, seed: int, split: str = "unseen",
@@ -121,8 +124,12 @@ def probe_tipped_to_nadir(n_throws: int, seed: int, split: str = "unseen",
                 out.flat_right += d is not None and d.is_read and d.value == t.value
         rules = rules_for(game)
         if rules.cocked_void:
+            valid = judge(reading, rules, reader.calibration).valid
             out.voiding += 1
-            out.published += judge(reading, rules, reader.calibration).valid
+            out.published += valid
+            if unvalidated_felt(reader.background, reader.calibration) is not None:
+                out.felt_refused += 1
+                out.felt_refused_published += valid
     return out
 
 

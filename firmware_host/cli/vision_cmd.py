@@ -183,6 +183,12 @@ def run_calibrate(args: argparse.Namespace) -> int:
           f"empty table {cal.empty_table}")
     for note in cal.notes:
         print(f"  {note}")
+    from vision.felt_check import unvalidated_felt
+
+    why = unvalidated_felt(frame, cal)
+    if why is not None:  # calibration is the geometry, kept; the service is where the felt is refused
+        print(f"warning: {why}. The table refuses to start on this calibration unless its config sets [table] "
+              "camera_unvalidated_felt = true (docs/config.md)", file=sys.stderr)
     return 0
 
 

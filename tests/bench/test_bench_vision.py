@@ -124,7 +124,7 @@ def test_bench_dice_tipped_towards_the_camera_s_foot_unseen_looks():
     throws a seed (craps, banca francesa, cussec in turn), unseen looks, one frame; banca francesa and cussec void a
     cocked die (Portugal 1995 IV.8 and VII.6: `ThrowRules.cocked_void`), so a throw of theirs judged valid is a wrong
     result."""
-    total = {"published": 0, "voiding": 0}
+    total: dict[str, int] = {}
     for seed in TIPPED_SEEDS:
         t0 = time.perf_counter()
         p = probe_tipped_to_nadir(300, seed=seed, split="unseen")
@@ -132,10 +132,51 @@ def test_bench_dice_tipped_towards_the_camera_s_foot_unseen_looks():
               f"{time.perf_counter() - t0:.0f} s: seen flat {p.seen_flat} of {p.tipped} ({p.seen_flat / p.tipped:.1%}), "
               f"read {p.read}; banca francesa and cussec throws judged valid (wrong): {p.published} of {p.voiding}; "
               f"the other dice (flat) read right {p.flat_right} of {p.flat} ({p.flat_right / p.flat:.1%})")
+        print(f"  of them on tables whose felt the service refuses (vision/felt_check.py): {p.felt_refused_published} "
+              f"of {p.felt_refused}; on the tables it runs: {p.published - p.felt_refused_published} of "
+              f"{p.voiding - p.felt_refused}")
         assert p.tipped == 300 and p.voiding == 200 and p.flat == 500
-        total["published"] += p.published
-        total["voiding"] += p.voiding
-    print(f"tipped probe, all seeds: wrong results {total['published']} of {total['voiding']} throws that must be void")
+        for key, n in (("published", p.published), ("voiding", p.voiding), ("refused", p.felt_refused),
+                       ("refused_published", p.felt_refused_published)):
+            total[key] = total.get(key, 0) + n
+    print(f"tipped probe, all seeds: wrong results {total['published']} of {total['voiding']} throws that must be void; "
+          f"on the tables the service runs {total['published'] - total['refused_published']} of "
+          f"{total['voiding'] - total['refused']}")
+
+
+FELT_SEEDS = {"tune": 71, "random": 72, "unseen": 73}  # first used 2026-12-06 (twenty-seventh session)
+
+
+def test_bench_felt_saturation():
+    """The felt's saturation in rendered photos of empty tables (vision/felt_check.py), 100 tables a row: the training's
+    own felts (the tune looks', and felts of random colours as `make_synthetic_set.random_felt` draws them), from
+    which FELT_SATURATION_FLOOR was chosen, and the unseen looks' felts, reported only: the share the service
+    refuses."""
+    from dataclasses import replace
+
+    from vision.felt_check import FELT_SATURATION_FLOOR, felt_saturation
+    from vision.training.make_synthetic_set import random_felt
+
+    games = ("craps", "banca-francesa", "cussec", "paikao")
+    print(f"\nfelt saturation (0-255) of rendered empty tables; the service refuses under {FELT_SATURATION_FLOOR:.0f}")
+    rows = 0
+    for kind, seed in FELT_SEEDS.items():
+        rng = np.random.default_rng(seed)
+        by_felt: dict[str, list[float]] = {}
+        for i in range(100):
+            rig = random_rig(games[i % len(games)], rng, split="unseen" if kind == "unseen" else "tune")
+            if kind == "random":
+                rig = replace(rig, look=replace(rig.look, felt_name="random",
+                                                felt=random_felt(rng, rig.look.style.body)))
+            empty, _ = render(rig.scene([], rng, clean=True), rng)
+            cal = calibrate(empty, rig.layout, float(rig.camera.position[2]))
+            by_felt.setdefault(rig.look.felt_name, []).append(felt_saturation(empty, cal))
+        for felt, values in sorted(by_felt.items()):
+            a = np.array(values)
+            print(f"  {kind:<7} {felt:<9} {len(a):>4} tables: lowest {a.min():6.1f}, median {np.median(a):6.1f}, "
+                  f"highest {a.max():6.1f}; refused {int((a < FELT_SATURATION_FLOOR).sum())}")
+            rows += len(a)
+    assert rows == 300
 
 
 LAMP_SEED = 557  # unseen looks, first used by this probe (2026-11-29, twenty-first session)

@@ -21,6 +21,7 @@ from firmware_host.hardware import HardwareTable
 from firmware_host.rounds.inputs import DeviceHealthChanged, DeviceNotice, DiceSeen, ThrowStarted
 from vision.calibration import Calibration
 from vision.evidence import BANNER_PX
+from vision.synthetic import render
 
 from .engine_harness import feed, make_engine, sent
 from .throw_replay import rendered_replay
@@ -396,3 +397,68 @@ def test_a_last_reading_that_disagrees_gets_the_last_frame_drawn_with_its_own_ou
     assert not timing.evidence_ahead
     kept = (tmp_path / "storage" / seen.evidence.ref).read_bytes()
     assert hashlib.sha256(kept).hexdigest() == seen.evidence.sha256
+
+
+def on_neutral_felt(replay, grey=(96, 96, 96)) -> list[np.ndarray]:
+    """The replay's table under its camera with its felt made grey: still frames of the empty table."""
+    rig = replace(replay.rig, look=replace(replay.rig.look, felt=grey, felt_name="grey"))
+    rng = np.random.default_rng(11)
+    lit = rig.scene([], rng)
+    return [render(lit, rng)[0] for _ in range(4)]
+
+
+def test_a_table_on_a_felt_the_reader_was_never_validated_on_refuses_to_start_unless_its_config_says(tmp_path, replay):
+    """A grey felt: the pose network never saw one, and on the unseen looks' grey felt it took dice tipped towards the
+    camera for flat in 42% of throws (docs/vision.md, twenty-seventh session). The table refuses to start, naming the
+    felt and the setting; `[table] camera_unvalidated_felt = true` (the felt checked since) lets it start."""
+    grey = on_neutral_felt(replay)[0]
+    path = tmp_path / "grey.json"
+    Calibration.load(replay.calibration).save(path, empty_table=grey)
+    with pytest.raises(DeviceError) as refused:
+        HardwareTable(SECTION, "craps", EvidenceStore(tmp_path / "storage", 7), calibration=str(path))
+    assert "more neutral than any the pose network was trained and checked on" in str(refused.value)
+    assert "camera_unvalidated_felt = true" in str(refused.value)
+    table = HardwareTable(SECTION, "craps", EvidenceStore(tmp_path / "storage", 7), calibration=str(path),
+                          unvalidated_felt_ok=True)
+    assert table.camera is not None and table.camera._felt is None
+
+
+def test_a_felt_turned_neutral_under_a_running_camera_declines_its_reads(tmp_path, replay):
+    """The calibration photo is of a coloured felt, the table now shows a grey one (re-clothed, or a photo not of this
+    table): the model no longer fits, is replaced while bets are open, and its felt is checked. The camera is
+    `degraded` saying why, and the next throw is declined (void `uncertain`), not read."""
+    t = Table(tmp_path, replay.calibration, on_neutral_felt(replay))
+    health = lambda: [(i.health, i.message) for i in t.items if isinstance(i, DeviceHealthChanged)]  # noqa: E731
+    with t:
+        t.table.phase_changed("betting", 2, 1)
+        assert wait_for(lambda: t.table.camera.empty_table.version == 2, 30)
+        assert wait_for(lambda: health() and health()[-1][0] == "degraded", 10)
+        assert "the felt is not one the reader was validated on" in health()[-1][1]
+        t.throw(replay.throws[0])
+        assert wait_for(lambda: t.seen(), 30)
+    seen = t.seen()[0]
+    assert seen.faces is None and seen.void_reason == "uncertain"
+    assert "the felt is not one the reader was validated on" in seen.detail["detail"]
+
+
+@pytest.mark.parametrize("checked", [False, True])
+def test_the_table_s_config_says_whether_its_neutral_felt_was_checked(tmp_path, replay, checked):
+    """`[table] camera_unvalidated_felt` (docs/config.md) reaches the camera from the config file."""
+    from firmware_host.config import load_config
+    from firmware_host.service import TableService
+
+    from .table_run import table_config
+
+    path = tmp_path / "grey.json"
+    Calibration.load(replay.calibration).save(path, empty_table=on_neutral_felt(replay)[0])
+    config = table_config(tmp_path, "craps", "mqtt://127.0.0.1:1", name="grey.toml", sections={
+        "table": {"id": "grey-1", "camera_calibration": str(path), "camera_unvalidated_felt": checked},
+        "devices": {"camera": {"kind": "v4l2", "device": "throwing-camera", "fps": 30.0}}})
+    service = TableService(load_config(config), str(config), capture_factory=ThrowingCamera(replay.empty))
+    evidence = EvidenceStore(tmp_path / "storage", 7)
+    if checked:
+        table, _ = service.devices(evidence)
+        assert table.camera is not None and table.camera.unvalidated_felt_ok
+    else:
+        with pytest.raises(DeviceError, match="camera_unvalidated_felt = true"):
+            service.devices(evidence)

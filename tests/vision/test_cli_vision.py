@@ -115,3 +115,23 @@ def test_eval_of_a_bad_label_names_the_line(tmp_path, capsys):
     (tmp_path / "labels" / "a.txt").write_text("0 0.5 0.5 0.1 0.1\n9 0.5 0.5 0.1 0.1\n")
     code, _, err = run(capsys, "vision", "eval", "--dataset", str(tmp_path))
     assert code == 2 and "a.txt:2" in err and "class 9" in err
+
+
+def test_calibrate_on_a_neutral_felt_warns_that_the_table_will_refuse_it(tmp_path, capsys):
+    """The calibration (the geometry) is written; the warning says the service refuses the felt, and what lets it
+    start (vision/felt_check.py)."""
+    from dataclasses import replace
+
+    from vision.synthetic import render
+    from vision.synthetic_scenes import random_rig
+
+    rng = np.random.default_rng(3)
+    rig = random_rig("craps", rng)
+    rig = replace(rig, look=replace(rig.look, felt=(96, 96, 96), felt_name="grey"))
+    empty, _ = render(rig.scene([], rng, clean=True), rng)
+    photo, cal = tmp_path / "grey.png", tmp_path / "grey.json"
+    cv2.imwrite(str(photo), empty)
+    code, out, err = run(capsys, "vision", "calibrate", str(photo), "--out", str(cal), "--game", "craps",
+                         "--camera-height", str(float(rig.camera.position[2])))
+    assert code == 0 and cal.is_file()
+    assert "warning: the felt's colour" in err and "camera_unvalidated_felt = true" in err

@@ -245,3 +245,4 @@ def test_the_probe_of_dice_tipped_to_the_camera_s_foot_counts_each_die_and_throw
     p = probe_tipped_to_nadir(6, seed=5, split="tune")
     assert p.tipped == 6 and p.voiding == 4 and p.flat == 2 * (1 + 2 + 2)
     assert 0 <= p.read <= p.seen_flat <= p.tipped and 0 <= p.published <= p.voiding and 0 <= p.flat_right <= p.flat
+    assert p.felt_refused == p.felt_refused_published == 0  # the tune looks' felts are the training's (felt_check)
