@@ -53,10 +53,14 @@ class HardwareTable:
         self.camera: DiceCamera | None = None
         if self.dice:
             from vision.calibration import Calibration
+            from vision.errors import VisionError
 
             fps = getattr(section.camera, "fps", 0.0) or 30.0
-            self.camera = DiceCamera(game, evidence, Calibration.load(calibration), fps=fps,
-                                     unvalidated_felt_ok=unvalidated_felt_ok)
+            try:
+                self.camera = DiceCamera(game, evidence, Calibration.load(calibration), fps=fps,
+                                         unvalidated_felt_ok=unvalidated_felt_ok)
+            except VisionError as exc:  # an edited or broken file: refused by name, not a traceback
+                raise DeviceError(f"[table] camera_calibration: {exc}") from exc
 
     def start(self, sink: Callable[[Any], None]) -> None:
         self.sink = sink

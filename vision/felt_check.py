@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from .calibration import Calibration
+from .errors import CalibrationError
 
 # The saturation (OpenCV HSV, 0-255) of the felt's median colour below which the felt is not one the pose network
 # was trained on. Measured on rendered empty tables of the training's own felts only (200 of the tune looks, 200 of
@@ -36,7 +37,7 @@ def felt_colour(image: np.ndarray, calibration: Calibration) -> tuple[float, flo
     cv2.fillPoly(mask, [np.round(corners).astype(np.int32)], 1)
     pixels = image[::STRIDE, ::STRIDE][mask[::STRIDE, ::STRIDE] > 0]
     if len(pixels) == 0:
-        raise ValueError("the calibration places no felt in the image")
+        raise CalibrationError("the calibration places no felt in the image: its homography maps the table elsewhere")
     return tuple(float(v) for v in np.median(pixels, axis=0))
 
 

@@ -40,6 +40,8 @@ def check_file(path: Path) -> tuple[list[Problem], str]:
         return found, ""
     config = parse_config(data, str(path))
     found = rule_book_problems(config, str(path)) + named_file_problems(config)
+    if not any(p.path == "table.camera_calibration" for p in found):
+        found += camera_problems(config)
     return found, describe(config)
 
 
@@ -88,6 +90,28 @@ def named_file_problems(config: TableConfig) -> list[Problem]:
         except OSError as exc:
             found.append(Problem(key, f"cannot read {name}: {exc.strerror or exc}"))
     return found
+
+
+def camera_problems(config: TableConfig) -> list[Problem]:
+    """What the camera would refuse at start in the calibration the config names: a file it cannot use, or an empty-
+    table photo of a felt the reader was not validated on (vision/felt_check.py) unless the config says it was
+    checked (`table.camera_unvalidated_felt`)."""
+    if config.table is None or not config.table.camera_calibration:
+        return []
+    from vision.calibration import Calibration
+    from vision.errors import CalibrationError
+    from vision.felt_check import unvalidated_felt
+
+    try:
+        calibration = Calibration.load(config.table.camera_calibration)
+        empty = calibration.empty_table_frame()
+    except CalibrationError as exc:
+        return [Problem("table.camera_calibration", str(exc))]
+    why = None if empty is None or config.table.camera_unvalidated_felt else unvalidated_felt(empty, calibration)
+    if why is None:
+        return []
+    return [Problem("table.camera_calibration", f"{why}; the table refuses to start on it unless "
+                    "table.camera_unvalidated_felt = true, set once pose-network frames of this felt were checked")]
 
 
 def describe(config: TableConfig) -> str:

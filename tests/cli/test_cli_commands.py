@@ -138,3 +138,39 @@ def test_a_parser_built_without_a_command_line_knows_every_command_in_full():
     parser, _ = build_parser()
     assert parser.parse_args(["run", "--config", "t.toml", "--seed", "3"]).seed == 3
     assert parser.parse_args(["config", "check", "a.toml"]).files == [Path("a.toml")]
+
+
+def test_config_check_reports_what_the_camera_would_refuse_in_the_calibration(tmp_path):
+    """A calibration file the camera cannot use, and an empty-table photo of a felt the reader was not validated on
+    (vision/felt_check.py) unless `table.camera_unvalidated_felt` says it was checked: found before the table starts."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    from vision.calibration import calibrate
+    from vision.synthetic import render
+    from vision.synthetic_scenes import random_rig
+
+    rng = np.random.default_rng(3)
+    rig = random_rig("craps", rng)
+    rig = replace(rig, look=replace(rig.look, felt=(96, 96, 96), felt_name="grey"))
+    empty, _ = render(rig.scene([], rng, clean=True), rng)
+    grey = tmp_path / "grey.json"
+    calibrate(empty, rig.layout, float(rig.camera.position[2])).save(grey, empty_table=empty)
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"version": 1}')
+    head = 'version = 1\n[game]\nname = "craps"\nrulebook = "macau-1985"\n[limits]\nminimum = 10\nmaximum = 100\n'
+    files = {"grey.toml": f'[table]\nid = "t"\ncamera_calibration = "{grey}"\n',
+             "checked.toml": f'[table]\nid = "t"\ncamera_calibration = "{grey}"\ncamera_unvalidated_felt = true\n',
+             "broken.toml": f'[table]\nid = "t"\ncamera_calibration = "{broken}"\n'}
+    for name, table in files.items():
+        (tmp_path / name).write_text(head + table)
+    done = tablehw("config", "check", "--json", *(str(tmp_path / name) for name in files))
+    assert done.returncode == 1
+    found = {Path(f["file"]).name: f for f in json.loads(done.stdout)["files"]}
+    assert found["checked.toml"]["ok"]
+    grey_problem = {p["path"]: p["message"] for p in found["grey.toml"]["problems"]}["table.camera_calibration"]
+    assert "more neutral than any the pose network was trained" in grey_problem
+    assert "table.camera_unvalidated_felt = true" in grey_problem
+    broken_problem = {p["path"]: p["message"] for p in found["broken.toml"]["problems"]}["table.camera_calibration"]
+    assert "missing or malformed key" in broken_problem

@@ -462,3 +462,10 @@ def test_the_table_s_config_says_whether_its_neutral_felt_was_checked(tmp_path, 
     else:
         with pytest.raises(DeviceError, match="camera_unvalidated_felt = true"):
             service.devices(evidence)
+
+
+def test_a_broken_calibration_file_is_refused_by_name_not_with_a_traceback(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"version": 1}')
+    with pytest.raises(DeviceError, match=r"\[table\] camera_calibration: .*bad.json: missing or malformed key"):
+        HardwareTable(SECTION, "craps", EvidenceStore(tmp_path / "storage", 7), calibration=str(bad))

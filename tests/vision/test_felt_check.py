@@ -62,3 +62,12 @@ def test_the_felt_is_measured_in_frames_of_the_calibration_s_size_only():
     empty, cal = empty_table(random_rig("craps", rng), rng)
     with pytest.raises(CalibrationError, match="calibrated for 1280x720"):
         unvalidated_felt(empty[:360, :640], cal)
+
+
+def test_a_calibration_that_places_the_felt_off_the_photo_is_refused_by_name():
+    """An edited homography (the table moved 100 m off): no felt to measure is an error, not a pass."""
+    rng = np.random.default_rng(3)
+    empty, cal = empty_table(random_rig("craps", rng), rng)
+    moved = replace(cal, homography=np.array([[1, 0, 1e5], [0, 1, 1e5], [0, 0, 1]]) @ cal.homography)
+    with pytest.raises(CalibrationError, match="places no felt in the image"):
+        unvalidated_felt(empty, moved)
