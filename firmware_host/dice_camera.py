@@ -313,6 +313,14 @@ class DiceCamera:
         self._felt = None if why is None else f"the felt is not one the reader was validated on: {why}"
         return why is not None
 
+    def _check_felt(self, image: np.ndarray) -> None:
+        """The felt of a live frame (`_felt_not_validated`): not validated, the camera is `degraded` saying why."""
+        if self._felt_not_validated(image):
+            if self.health.fault("felt", "degraded", f"reads declined: {self._felt}"):
+                log.error("camera: %s", self._felt)
+        else:
+            self.health.fine("felt", "the felt is one the reader was validated on")
+
     def _offer(self, image: np.ndarray) -> None:
         with self._lock:
             if self._throw is not None or not self._clear:
@@ -328,11 +336,7 @@ class DiceCamera:
             model = self.empty_table
             log.info("camera: empty-table model %d (%s)", model.version, model.how)
             self.health.fine("model", f"a new empty-table model ({model.how})")
-            if self._felt_not_validated(model.frame):  # a felt changed, or a calibration photo not of this table
-                if self.health.fault("felt", "degraded", f"reads declined: {self._felt}"):
-                    log.error("camera: %s", self._felt)
-            else:
-                self.health.fine("felt", "the felt is one the reader was validated on")
+            self._check_felt(model.frame)  # a felt changed, or a calibration photo not of this table
             if model.how == "replaced":  # from frames nothing could check: the floor is told (and the journal keeps it)
                 self.sink(DeviceNotice(
                     "camera", "empty_table_replaced",
@@ -351,9 +355,11 @@ class DiceCamera:
 
         if self._moved is None and self._markers_seen_at != (throw, request.epoch):
             # The first frame of each rest: a camera knocked during the throw moved the image, so it starts a new
-            # rest, looked at again, quickly (about 10 ms); the first read waits on it, not the last.
+            # rest, looked at again, quickly (about 10 ms); the first read waits on it, not the last. The felt too
+            # (2 ms): a calibration photo edited to a felt it is not passes the start, not the live table.
             self._markers_seen_at = (throw, request.epoch)
             self._look_at_markers(frame.image, quick=True)
+            self._check_felt(frame.image)
         started = time.perf_counter()
         unfit = self._moved or self._felt
         if unfit is None:

@@ -399,12 +399,24 @@ def test_a_last_reading_that_disagrees_gets_the_last_frame_drawn_with_its_own_ou
     assert hashlib.sha256(kept).hexdigest() == seen.evidence.sha256
 
 
-def on_neutral_felt(replay, grey=(96, 96, 96)) -> list[np.ndarray]:
+def grey_rig(replay, grey=(96, 96, 96)):
+    return replace(replay.rig, look=replace(replay.rig.look, felt=grey, felt_name="grey"))
+
+
+def on_neutral_felt(replay) -> list[np.ndarray]:
     """The replay's table under its camera with its felt made grey: still frames of the empty table."""
-    rig = replace(replay.rig, look=replace(replay.rig.look, felt=grey, felt_name="grey"))
-    rng = np.random.default_rng(11)
+    rig, rng = grey_rig(replay), np.random.default_rng(11)
     lit = rig.scene([], rng)
     return [render(lit, rng)[0] for _ in range(4)]
+
+
+def thrown_on_neutral_felt(replay):
+    """A valid throw on that grey table."""
+    from vision.synthetic_scenes import random_scene
+    from vision.throw_motion import render_throw
+
+    rig, rng = grey_rig(replay), np.random.default_rng(14)
+    return render_throw(rig, random_scene(rig, "valid", rng), rng, before=3, seconds=1.0, still=6)
 
 
 def test_a_table_on_a_felt_the_reader_was_never_validated_on_refuses_to_start_unless_its_config_says(tmp_path, replay):
@@ -434,7 +446,7 @@ def test_a_felt_turned_neutral_under_a_running_camera_declines_its_reads(tmp_pat
         assert wait_for(lambda: t.table.camera.empty_table.version == 2, 30)
         assert wait_for(lambda: health() and health()[-1][0] == "degraded", 10)
         assert "the felt is not one the reader was validated on" in health()[-1][1]
-        t.throw(replay.throws[0])
+        t.throw(thrown_on_neutral_felt(replay))
         assert wait_for(lambda: t.seen(), 30)
     seen = t.seen()[0]
     assert seen.faces is None and seen.void_reason == "uncertain"
@@ -469,3 +481,23 @@ def test_a_broken_calibration_file_is_refused_by_name_not_with_a_traceback(tmp_p
     bad.write_text('{"version": 1}')
     with pytest.raises(DeviceError, match=r"\[table\] camera_calibration: .*bad.json: missing or malformed key"):
         HardwareTable(SECTION, "craps", EvidenceStore(tmp_path / "storage", 7), calibration=str(bad))
+
+
+def test_a_calibration_photo_edited_to_a_coloured_felt_passes_the_start_not_the_throw(tmp_path, replay):
+    """The table is grey; its calibration photo was edited to look coloured (red up, blue down: the same grey levels,
+    so the empty-table model still fits the table). The start passes on the photo; the throw, thrown before any new
+    model, is declined: the felt is looked at on the first frame of each rest of the dice (before, it was published
+    valid, faces (4, 2))."""
+    live = on_neutral_felt(replay)
+    edited = live[0].astype(np.int16)
+    edited[..., 2] += 30
+    edited[..., 0] -= 30
+    path = tmp_path / "edited.json"
+    Calibration.load(replay.calibration).save(path, empty_table=np.clip(edited, 0, 255).astype(np.uint8))
+    with Table(tmp_path, path, live) as t:
+        assert t.table.camera._felt is None  # the photo passed
+        t.throw(thrown_on_neutral_felt(replay))
+        assert wait_for(lambda: t.seen(), 30)
+    seen = t.seen()[0]
+    assert seen.faces is None and seen.void_reason == "uncertain"
+    assert "the felt is not one the reader was validated on" in seen.detail["detail"]
