@@ -6,8 +6,9 @@ frames have coloured felts only: the tune looks' (green, burgundy, tan) and felt
 checked, and on the unseen looks' grey felt it took dice tipped towards the camera's foot for flat in 42% of
 throws (docs/vision.md, twenty-seventh session). So a table whose felt is less saturated than any it was trained
 on is outside what the reader was validated for: the service refuses it unless the operator says the felt was
-checked (`[table] camera_unvalidated_felt`, docs/config.md). It looks at the calibration photo at start, and at the
-live table on every new empty-table model and on the first frame of each rest of the dice (firmware_host/dice_camera.py).
+checked (`[table] camera_unvalidated_felt`, docs/config.md). It looks at the calibration photo at start, and at
+the live table on every new empty-table model and on the first frame of each rest of the dice
+(firmware_host/dice_camera.py).
 """
 
 from __future__ import annotations

@@ -129,8 +129,8 @@ def test_bench_dice_tipped_towards_the_camera_s_foot_unseen_looks():
         t0 = time.perf_counter()
         p = probe_tipped_to_nadir(300, seed=seed, split="unseen")
         print(f"\ndice tipped towards the camera's foot, UNSEEN looks, seed {seed}, 300 throws, one frame, "
-              f"{time.perf_counter() - t0:.0f} s: seen flat {p.seen_flat} of {p.tipped} ({p.seen_flat / p.tipped:.1%}), "
-              f"read {p.read}; banca francesa and cussec throws judged valid (wrong): {p.published} of {p.voiding}; "
+              f"{time.perf_counter() - t0:.0f} s: seen flat {p.seen_flat} of {p.tipped} "
+              f"({p.seen_flat / p.tipped:.1%}), read {p.read}; banca francesa and cussec throws judged valid (wrong): {p.published} of {p.voiding}; "
               f"the other dice (flat) read right {p.flat_right} of {p.flat} ({p.flat_right / p.flat:.1%})")
         print(f"  of them on tables whose felt the service refuses (vision/felt_check.py): {p.felt_refused_published} "
               f"of {p.felt_refused}; on the tables it runs: {p.published - p.felt_refused_published} of "
@@ -139,8 +139,8 @@ def test_bench_dice_tipped_towards_the_camera_s_foot_unseen_looks():
         for key, n in (("published", p.published), ("voiding", p.voiding), ("refused", p.felt_refused),
                        ("refused_published", p.felt_refused_published)):
             total[key] = total.get(key, 0) + n
-    print(f"tipped probe, all seeds: wrong results {total['published']} of {total['voiding']} throws that must be void; "
-          f"on the tables the service runs {total['published'] - total['refused_published']} of "
+    print(f"tipped probe, all seeds: wrong results {total['published']} of {total['voiding']} throws that must be "
+          f"void; on the tables the service runs {total['published'] - total['refused_published']} of "
           f"{total['voiding'] - total['refused']}")
 
 
