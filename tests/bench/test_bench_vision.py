@@ -130,7 +130,8 @@ def test_bench_dice_tipped_towards_the_camera_s_foot_unseen_looks():
         p = probe_tipped_to_nadir(300, seed=seed, split="unseen")
         print(f"\ndice tipped towards the camera's foot, UNSEEN looks, seed {seed}, 300 throws, one frame, "
               f"{time.perf_counter() - t0:.0f} s: seen flat {p.seen_flat} of {p.tipped} "
-              f"({p.seen_flat / p.tipped:.1%}), read {p.read}; banca francesa and cussec throws judged valid (wrong): {p.published} of {p.voiding}; "
+              f"({p.seen_flat / p.tipped:.1%}), read {p.read}; banca francesa and cussec throws judged valid (wrong): "
+              f"{p.published} of {p.voiding}; "
               f"the other dice (flat) read right {p.flat_right} of {p.flat} ({p.flat_right / p.flat:.1%})")
         print(f"  of them on tables whose felt the service refuses (vision/felt_check.py): {p.felt_refused_published} "
               f"of {p.felt_refused}; on the tables it runs: {p.published - p.felt_refused_published} of "
