@@ -119,6 +119,21 @@ def vision_for(game: str, calibration, *, fps: float):
     return watcher, EmptyTable(empty, region=region), AtRestDetector(window, region=region)
 
 
+# What lets a table on a felt the reader was not validated on start: said by the camera's refusal, `tablehw config
+# check` and `tablehw vision calibrate` alike.
+FELT_OVERRIDE = ("a table on such a felt starts only with [table] camera_unvalidated_felt = true, set once pose-network "
+                 "frames of this felt were made and checked (docs/config.md)")
+
+
+def felt_refused(image, calibration, checked: bool) -> str | None:
+    """Why reads on the felt in this frame of the empty table are declined: more neutral than any the pose network was
+    trained and checked on (vision/felt_check.py), and the table's config does not say it was `checked` since."""
+    from vision.felt_check import unvalidated_felt
+
+    why = None if checked else unvalidated_felt(image, calibration)
+    return None if why is None else f"the felt is not one the reader was validated on: {why}"
+
+
 class DiceCamera:
     """The camera thread and the vision worker of one dice table."""
 
@@ -132,9 +147,10 @@ class DiceCamera:
         self.reader = self.watcher.reader
         self.unvalidated_felt_ok = unvalidated_felt_ok
         self._felt: str | None = None  # why reads are declined while the felt is not one the reader was validated on
-        if self.empty_table.frame is not None and self._felt_not_validated(self.empty_table.frame):
-            raise DeviceError(f"{self._felt}; a table on such a felt starts only with [table] camera_unvalidated_felt "
-                              "= true, set once pose-network frames of this felt were made and checked")
+        if self.empty_table.frame is not None:
+            refused = felt_refused(self.empty_table.frame, calibration, unvalidated_felt_ok)
+            if refused is not None:
+                raise DeviceError(f"{refused}; {FELT_OVERRIDE}")
         self.markers = MarkerWatch(calibration, self.empty_table.frame)  # its places in the calibration photo
         if self.reader.lamp_spots is not None:
             self.reader.lamp_spots.when_learned = self._lamp_learned
@@ -303,19 +319,11 @@ class DiceCamera:
             self._moved = None
             self.health.fine("calibration", "the markers are where the calibration puts them again")
 
-    def _felt_not_validated(self, image: np.ndarray) -> bool:
-        """Whether the felt in a frame of the empty table is more neutral than any the pose network was trained and
-        checked on (vision/felt_check.py), and the table's config does not say it was checked since. Kept in
-        `_felt`: while set, reads are declined and the camera is `degraded`."""
-        from vision.felt_check import unvalidated_felt
-
-        why = None if self.unvalidated_felt_ok else unvalidated_felt(image, self.reader.calibration)
-        self._felt = None if why is None else f"the felt is not one the reader was validated on: {why}"
-        return why is not None
-
     def _check_felt(self, image: np.ndarray) -> None:
-        """The felt of a live frame (`_felt_not_validated`): not validated, the camera is `degraded` saying why."""
-        if self._felt_not_validated(image):
+        """The felt of a live frame (`felt_refused`), kept in `_felt`: while refused, reads are declined and the camera
+        is `degraded` saying why."""
+        self._felt = felt_refused(image, self.reader.calibration, self.unvalidated_felt_ok)
+        if self._felt is not None:
             if self.health.fault("felt", "degraded", f"reads declined: {self._felt}"):
                 log.error("camera: %s", self._felt)
         else:

@@ -104,13 +104,14 @@ def probe_tipped_to_nadir(n_throws: int, seed: int, split: str = "unseen",
     turns; each gets a new rig every `throws_per_rig` throws."""
     rng = np.random.default_rng(seed)
     out = TippedProbe()
-    rigs: dict[str, tuple[TableRig, DiceReader]] = {}
+    rigs: dict[str, tuple[TableRig, DiceReader, bool]] = {}
     for i in range(n_throws):
         game = games[i % len(games)]
         if game not in rigs or i % throws_per_rig < len(games):
             rig = random_rig(game, rng, split=split)
-            rigs[game] = rig, calibrated_reader(rig, rng)
-        rig, reader = rigs[game]
+            reader = calibrated_reader(rig, rng)
+            rigs[game] = rig, reader, unvalidated_felt(reader.background, reader.calibration) is not None
+        rig, reader, felt_refused = rigs[game]
         frame, truth = render(rig.scene(valid_with_one_tipped_to_nadir(rig, rng), rng), rng)
         reading = reader.read(frame)
         for t, d in match(reading, truth, reader.calibration.die_px):
@@ -127,7 +128,7 @@ def probe_tipped_to_nadir(n_throws: int, seed: int, split: str = "unseen",
             valid = judge(reading, rules, reader.calibration).valid
             out.voiding += 1
             out.published += valid
-            if unvalidated_felt(reader.background, reader.calibration) is not None:
+            if felt_refused:  # the service would not run this table
                 out.felt_refused += 1
                 out.felt_refused_published += valid
     return out

@@ -100,18 +100,16 @@ def camera_problems(config: TableConfig) -> list[Problem]:
         return []
     from vision.calibration import Calibration
     from vision.errors import CalibrationError
-    from vision.felt_check import unvalidated_felt
+
+    from ..dice_camera import FELT_OVERRIDE, felt_refused
 
     try:
         calibration = Calibration.load(config.table.camera_calibration)
         empty = calibration.empty_table_frame()
+        refused = None if empty is None else felt_refused(empty, calibration, config.table.camera_unvalidated_felt)
     except CalibrationError as exc:
         return [Problem("table.camera_calibration", str(exc))]
-    why = None if empty is None or config.table.camera_unvalidated_felt else unvalidated_felt(empty, calibration)
-    if why is None:
-        return []
-    return [Problem("table.camera_calibration", f"{why}; the table refuses to start on it unless "
-                    "table.camera_unvalidated_felt = true, set once pose-network frames of this felt were checked")]
+    return [] if refused is None else [Problem("table.camera_calibration", f"{refused}; {FELT_OVERRIDE}")]
 
 
 def describe(config: TableConfig) -> str:

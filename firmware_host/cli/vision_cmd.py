@@ -185,10 +185,11 @@ def run_calibrate(args: argparse.Namespace) -> int:
         print(f"  {note}")
     from vision.felt_check import unvalidated_felt
 
+    from ..dice_camera import FELT_OVERRIDE
+
     why = unvalidated_felt(frame, cal)
     if why is not None:  # calibration is the geometry, kept; the service is where the felt is refused
-        print(f"warning: {why}. The table refuses to start on this calibration unless its config sets [table] "
-              "camera_unvalidated_felt = true (docs/config.md)", file=sys.stderr)
+        print(f"warning: {why}; {FELT_OVERRIDE}", file=sys.stderr)
     return 0
 
 

@@ -171,6 +171,6 @@ def test_config_check_reports_what_the_camera_would_refuse_in_the_calibration(tm
     assert found["checked.toml"]["ok"]
     grey_problem = {p["path"]: p["message"] for p in found["grey.toml"]["problems"]}["table.camera_calibration"]
     assert "more neutral than any the pose network was trained" in grey_problem
-    assert "table.camera_unvalidated_felt = true" in grey_problem
+    assert "[table] camera_unvalidated_felt = true" in grey_problem
     broken_problem = {p["path"]: p["message"] for p in found["broken.toml"]["problems"]}["table.camera_calibration"]
     assert "missing or malformed key" in broken_problem
