@@ -98,9 +98,10 @@ def warm_up(reader) -> None:
 OPENCV_THREADS = 1
 
 
-def vision_for(game: str, calibration, *, fps: float):
+def vision_for(game: str, calibration, *, fps: float, photo: tuple | None = None):
     """The reader, watcher and empty-table model a dice table of `game` uses, built from its calibration; OpenCV
-    set to OPENCV_THREADS for the process (a setting of the whole process: the service's vision is all here)."""
+    set to OPENCV_THREADS for the process (a setting of the whole process: the service's vision is all here).
+    `photo`: the calibration's empty-table photo as `empty_table_photo()` gives it (read here when not given)."""
     import cv2
 
     from vision.at_rest import AtRestDetector
@@ -110,7 +111,8 @@ def vision_for(game: str, calibration, *, fps: float):
     from vision.throw_watch import ThrowWatcher
 
     cv2.setNumThreads(OPENCV_THREADS)
-    empty = calibration.empty_table_frame()
+    photo = photo if photo is not None else calibration.empty_table_photo()
+    empty = None if photo is None else photo[0]
     reader = DiceReader(calibration, background=empty)
     region = calibration.search_mask(*calibration.image_size, 0.25)  # motion and changes count on the table only
     window = max(1, round(REST_SECONDS * fps))
@@ -134,6 +136,23 @@ def felt_refused(image, calibration, checked: bool) -> str | None:
     return None if why is None else f"the felt is not one the reader was validated on: {why}"
 
 
+def calibration_notice(calibration, photo_sha256: str | None) -> DeviceNotice:
+    """What the camera reads with, published at every start: the SHA-256 of the calibration file and of its empty-table
+    photo. The Pi's disk can be edited; the back office, which knows the calibration approved for the table, sees
+    another one the first time the table starts on it (docs/vision.md, "Calibration")."""
+    def short(digest: str | None) -> str:
+        return digest[:16] if digest else "none"
+
+    return DeviceNotice(
+        "camera", "camera_calibration",
+        f"the dice camera reads with calibration sha256 {short(calibration.sha256)}... (layout "
+        f"{calibration.layout.name}, marker error {calibration.error_mm:.2f} mm) and empty-table photo sha256 "
+        f"{short(photo_sha256)}...: any other than the table's approved calibration means it was redone or edited",
+        {"sha256": calibration.sha256, "empty_table_sha256": photo_sha256, "layout": calibration.layout.name,
+         "image_size": list(calibration.image_size), "error_mm": round(calibration.error_mm, 3),
+         "camera_height_mm": calibration.camera_height_mm})
+
+
 class DiceCamera:
     """The camera thread and the vision worker of one dice table."""
 
@@ -143,7 +162,9 @@ class DiceCamera:
         self.evidence = evidence
         from vision.camera_moved import MarkerWatch
 
-        self.watcher, self.empty_table, self.idle = vision_for(game, calibration, fps=fps)
+        photo = calibration.empty_table_photo()
+        self.watcher, self.empty_table, self.idle = vision_for(game, calibration, fps=fps, photo=photo)
+        self.calibration_notice = calibration_notice(calibration, None if photo is None else photo[1])
         self.reader = self.watcher.reader
         self.unvalidated_felt_ok = unvalidated_felt_ok
         self._felt: str | None = None  # why reads are declined while the felt is not one the reader was validated on
@@ -182,6 +203,7 @@ class DiceCamera:
     def start(self, frames: Callable[[], Any], sink: Callable[[Any], None]) -> None:
         """`frames()` gives the camera (a FrameSource) or None while it is not there."""
         self.frames, self.sink = frames, sink
+        sink(self.calibration_notice)  # journaled and published: what this start reads with, off the Pi
         if self.empty_table.frame is None:
             log.error("camera: the calibration has no empty-table frame; reads are declined until a model is "
                       "learned while bets are open (run `tablehw vision calibrate` on the empty table)")
@@ -400,11 +422,13 @@ class DiceCamera:
         release_free_memory()  # the throw's result is handed on: its buffers go back (firmware_host/free_memory.py)
 
     def _encoded(self, throw: Throw, image: np.ndarray, outcome) -> bytes:
-        """The evidence image: the frame annotated with the reading and the verdict, stamped, as JPEG."""
+        """The evidence image: the frame annotated with the reading and the verdict, stamped (with the calibration read
+        with too), as JPEG."""
         from vision.evidence import annotate
 
         return self.evidence.encode_frame(self.game, throw.round_no, throw.attempt,
-                                          annotate(image, outcome.reading, outcome.verdict))
+                                          annotate(image, outcome.reading, outcome.verdict),
+                                          self.calibration_notice.detail["sha256"])
 
     def _evidence_image(self, throw: Throw, epoch: int, image: np.ndarray, outcome) -> tuple[bytes, bool]:
         """The evidence encoded ahead when the last reading agreed with it (same reading, same verdict), else

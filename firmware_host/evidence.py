@@ -55,11 +55,12 @@ class EvidenceStore:
         """An annotated frame (BGR array) as `<game>-<round>-<attempt>.jpg`, stamped (vision/evidence.py)."""
         return self.save_encoded(game, round_no, attempt, self.encode_frame(game, round_no, attempt, image))
 
-    def encode_frame(self, game: str, round_no: int, attempt: int, image: Any) -> bytes:
-        """The stamped JPEG `save_frame` writes, encoded now (stamped with the time now) to be saved later."""
+    def encode_frame(self, game: str, round_no: int, attempt: int, image: Any, calibration: str | None = None) -> bytes:
+        """The stamped JPEG `save_frame` writes, encoded now (stamped with the time now) to be saved later; a camera's
+        frame is stamped with the SHA-256 of the `calibration` it was read with too."""
         from vision.evidence import EvidenceStamp, encode_evidence
 
-        stamp = EvidenceStamp(self.table or game, round_no, attempt, self.clock.utc())
+        stamp = EvidenceStamp(self.table or game, round_no, attempt, self.clock.utc(), calibration)
         return encode_evidence(image, stamp)
 
     def save_encoded(self, game: str, round_no: int, attempt: int, jpeg: bytes) -> Evidence | None:

@@ -3,12 +3,17 @@
 The calibration stores the layout (felt polygon, middle line, walls, die size, dome circle) and the
 homography, so every die centre can be placed on the table. It is saved as JSON (`version` 1) and
 drawn on the calibration image as an annotated PNG for a person to check at a glance.
+
+A calibration loaded from its file knows the SHA-256 of the bytes it was made from, and so does its empty-table photo
+(`empty_table_photo`): the service publishes both at every start, so that an edited or swapped calibration shows off
+the Pi, to a back office that knows the one approved for the table (docs/vision.md, "Calibration").
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -39,6 +44,7 @@ class Calibration:
     notes: tuple[str, ...] = ()  # how the markers were found, when not plainly (not saved)
     recovered: tuple[int, ...] = ()  # markers the detector missed, found where the others put them (not saved)
     read_twice: tuple[int, ...] = ()  # ids read in more than one place: the sighting fitting the layout used
+    sha256: str | None = field(default=None, compare=False)  # of the file it was loaded from (None: made, not loaded)
 
     @cached_property
     def camera(self) -> PinholeCamera | None:
@@ -151,10 +157,11 @@ class Calibration:
     def load(cls, path: Path | str) -> "Calibration":
         path = Path(path)
         try:
-            doc = json.loads(path.read_text())
+            data = path.read_bytes()  # hashed as read: the digest is of the bytes the calibration was made from
+            doc = json.loads(data)
         except OSError as exc:
             raise CalibrationError(f"{path}: cannot read calibration: {exc.strerror}") from exc
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise CalibrationError(f"{path}: not JSON: {exc}") from exc
         if not isinstance(doc, dict) or doc.get("version") != VERSION:
             raise CalibrationError(f"{path}: version must be {VERSION}, got {doc.get('version') if isinstance(doc, dict) else doc!r}")
@@ -178,20 +185,30 @@ class Calibration:
         if empty is not None and not isinstance(empty, str):
             raise CalibrationError(f"{path}: empty_table must be a file name, got {empty!r}")
         return cls(layout, size, hom, float(doc.get("error_mm", 0.0)), None if height is None else float(height),
-                   path.parent / empty if empty else None)
+                   path.parent / empty if empty else None, sha256=hashlib.sha256(data).hexdigest())
 
     def empty_table_frame(self) -> np.ndarray | None:
         """The installation photo of the empty table, or None when the calibration has none (made before
         it was kept). A file that is named but missing or of another size is an error."""
+        photo = self.empty_table_photo()
+        return None if photo is None else photo[0]
+
+    def empty_table_photo(self) -> tuple[np.ndarray, str] | None:
+        """`empty_table_frame` and the SHA-256 of the file's bytes it was decoded from (one read: the digest is of
+        the photo the reader starts from)."""
         if self.empty_table is None:
             return None
-        frame = cv2.imread(str(self.empty_table), cv2.IMREAD_COLOR)
+        try:
+            data = self.empty_table.read_bytes()
+        except OSError:
+            data = b""
+        frame = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
         if frame is None:
             raise CalibrationError(f"{self.empty_table}: empty-table frame missing or unreadable")
         if (frame.shape[1], frame.shape[0]) != tuple(self.image_size):
             raise CalibrationError(f"{self.empty_table}: {frame.shape[1]}x{frame.shape[0]}, calibrated for "
                                    f"{self.image_size[0]}x{self.image_size[1]}")
-        return frame
+        return frame, hashlib.sha256(data).hexdigest()
 
 
 MAX_ERROR_MM = 2.0  # marker corners further off their plane than this: a marker moved, bent or misread

@@ -80,15 +80,18 @@ BANNER_PX = 26
 
 @dataclass(frozen=True)
 class EvidenceStamp:
-    """What an evidence image says it is: table, round, attempt and the UTC time it was taken."""
+    """What an evidence image says it is: table, round, attempt and the UTC time it was taken; for a camera's frame,
+    the calibration it was read with (the start of its file's SHA-256)."""
 
     table: str
     round: int
     attempt: int
     utc: str
+    calibration: str | None = None
 
     def text(self) -> str:
-        return f"{self.table}  round {self.round}  attempt {self.attempt}  {self.utc}"
+        read_with = f"  calibration {self.calibration[:16]}" if self.calibration else ""
+        return f"{self.table}  round {self.round}  attempt {self.attempt}  {self.utc}{read_with}"
 
 
 def encode_evidence(image: np.ndarray, stamp: EvidenceStamp | None = None) -> bytes:

@@ -183,6 +183,9 @@ def run_calibrate(args: argparse.Namespace) -> int:
           f"empty table {cal.empty_table}")
     for note in cal.notes:
         print(f"  {note}")
+    saved = Calibration.load(args.out)  # the digests of the files as written, which every start of the table publishes
+    print(f"  sha256 {saved.sha256}, empty-table photo sha256 {saved.empty_table_photo()[1]}: record them as this "
+          "table's approved calibration (the table tells them at every start: docs/vision.md, Calibration)")
     from vision.felt_check import unvalidated_felt
 
     from ..dice_camera import FELT_OVERRIDE

@@ -66,8 +66,8 @@ def test_the_floor_is_told_where_the_reader_learned_a_lamp_and_the_engine_publis
         spots.saw(640.0, 300.0, (632.0, 296.0, 10.0))
         spots.saw(641.0, 301.0, (650.0, 310.0, 40.0))  # seen on a second die lying elsewhere: learned
     notices = [i for i in t.items if isinstance(i, DeviceNotice)]
-    assert len(notices) == 1
-    notice = notices[0]
+    assert [n.kind for n in notices] == ["camera_calibration", "lamp_mirrored"]  # the first: every start's
+    notice = notices[1]
     cal = Calibration.load(replay.calibration)
     tx, ty = cal.to_table(640.0, 300.0)
     assert (notice.device, notice.kind) == ("camera", "lamp_mirrored")
@@ -312,7 +312,7 @@ def test_a_model_replaced_from_unchecked_frames_is_told_to_the_floor(tmp_path, r
         t.table.phase_changed("betting", 2, 1)
         assert wait_for(lambda: model.version == 2, 30)
     assert model.how == "replaced"
-    notices = [i for i in t.items if isinstance(i, DeviceNotice)]
+    notices = [i for i in t.items if isinstance(i, DeviceNotice) and i.kind != "camera_calibration"]  # every start's
     assert [(n.device, n.kind, n.detail) for n in notices] == [("camera", "empty_table_replaced", {"model": 2})]
     assert "nothing to check them against" in notices[0].message
 
@@ -341,6 +341,8 @@ def test_the_evidence_is_encoded_ahead_when_the_last_reading_agrees(tmp_path, re
     h, w = replay.empty[0].shape[:2]
     assert image.shape == (h + BANNER_PX, w, 3)  # the annotated frame, full size, with its stamp under it
     assert b"round 1  attempt 1" in kept  # the stamp names the round it was encoded ahead for
+    calibration = hashlib.sha256(replay.calibration.read_bytes()).hexdigest()
+    assert f"calibration {calibration[:16]}".encode() in kept  # ... and the calibration it was read with
 
 
 def test_a_last_reading_that_disagrees_gets_the_last_frame_drawn_with_its_own_outcome(tmp_path, replay):

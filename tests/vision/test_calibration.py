@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import cv2
@@ -90,6 +91,7 @@ GOOD = ('{"version": 1, "image_size": [1280, 720], "homography": [[1, 0, 0], [0,
 
 @pytest.mark.parametrize("text, message", [
     ("not json", "not JSON"),
+    (b"\xff\xfe{}", "not JSON"),  # not UTF-8 (an editor's UTF-16, a damaged card): named, not a traceback
     ('{"version": 2}', "version must be 1"),
     ('{"version": 1, "image_size": [1280, 720]}', "missing or malformed key"),
     (GOOD.replace('"image_size": [1280, 720]', '"image_size": [1280, 7200000]'), "image_size must be 16-8192"),
@@ -100,9 +102,29 @@ def test_bad_calibration_files_are_refused_with_the_reason(tmp_path, text, messa
     (tmp_path / "good.json").write_text(GOOD)
     assert Calibration.load(tmp_path / "good.json").image_size == (1280, 720)  # what the cases change is all
     path = tmp_path / "cal.json"
-    path.write_text(text)
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
     with pytest.raises(CalibrationError, match=message):
         Calibration.load(path)
+
+
+def test_a_loaded_calibration_knows_the_sha256_of_the_bytes_it_was_made_from(tmp_path, craps_rig):
+    """The digests the service publishes at every start (firmware_host/dice_camera.py, `camera_calibration`): of the
+    file as read, and of the photo's bytes the reader's first empty-table model is decoded from."""
+    _, empty, cal = craps_rig
+    assert cal.sha256 is None  # made here, not loaded
+    cal.save(tmp_path / "cam.json", empty_table=empty)
+    back = Calibration.load(tmp_path / "cam.json")
+    assert back.sha256 == hashlib.sha256((tmp_path / "cam.json").read_bytes()).hexdigest()
+    frame, photo_sha256 = back.empty_table_photo()
+    assert photo_sha256 == hashlib.sha256((tmp_path / "cam.empty.png").read_bytes()).hexdigest()
+    assert np.array_equal(frame, empty)
+    doc = json.loads((tmp_path / "cam.json").read_text())
+    doc["layout"]["middle"][0][0] += 30.0  # the middle line moved 30 mm: geometry no marker check can see
+    (tmp_path / "cam.json").write_text(json.dumps(doc, indent=2) + "\n")
+    edited = Calibration.load(tmp_path / "cam.json")
+    assert edited.sha256 != back.sha256
+    assert edited.layout.middle != back.layout.middle and edited.empty_table_photo()[1] == photo_sha256
+    assert Calibration(cal.layout, cal.image_size, cal.homography, cal.error_mm).empty_table_photo() is None
 
 
 def test_annotated_image_draws_the_layout(craps_rig):

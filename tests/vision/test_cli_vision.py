@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 
@@ -29,6 +30,8 @@ def test_render_calibrate_read_json_and_evidence(tmp_path, capsys):
     code, out, _ = run(capsys, "vision", "calibrate", str(empty), "--out", str(cal), "--game", "craps",
                        "--camera-height", str(truth["camera_height_mm"]))
     assert code == 0 and cal.is_file() and (tmp_path / "cal.png").is_file()
+    digests = [hashlib.sha256(p.read_bytes()).hexdigest() for p in (cal, tmp_path / "cal.empty.png")]
+    assert f"sha256 {digests[0]}, empty-table photo sha256 {digests[1]}: record them" in out  # what starts publish
     code, out, _ = run(capsys, "vision", "read", str(frame), "--calibration", str(cal), "--game", "craps",
                        "--background", str(empty), "--json", "--evidence", str(tmp_path / "evidence"))
     assert code == 0
