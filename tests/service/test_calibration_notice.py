@@ -54,8 +54,8 @@ def test_every_start_tells_the_floor_the_calibration_and_photo_it_reads_with(tmp
 
 def test_a_calibration_edited_where_no_check_on_the_pi_can_see_starts_under_another_digest(tmp_path, replay):
     """The middle line moved 30 mm in the file: the markers are where the photo shows them and the felt is the felt,
-    so the table starts and reads; only the digest it starts under tells. The photo re-saved (same picture, other
-    bytes) is told too."""
+    so the table starts (its camera connected); only the digest it starts under tells. The photo re-saved (same
+    picture, other bytes) is told too."""
     approved = start_notice(tmp_path / "a", replay.calibration, replay.empty).detail
     folder = tmp_path / "edited"
     folder.mkdir()
