@@ -33,6 +33,8 @@ KINDS = {
     "settlement_inconsistent": "a settlement whose totals are not the sum of its bets, or with negative money",
     "gap_unfillable": "messages the ledger lacks that the controller can no longer give",
     "recall_mismatch": "a controller's messages response that does not match what was asked",
+    "calibration_changed": "a dice table's camera started on another calibration (file or empty-table photo) than at "
+                           "its start before",
 }
 
 

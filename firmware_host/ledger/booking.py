@@ -10,7 +10,8 @@ For the whole batch (a few statements, whatever the number of tables in it):
   duplicate (dropped), with other bytes a `seq_replayed` anomaly (the first booking stands, the other
   bytes are kept as evidence);
 - new messages go, by type, into `results`, `events`, `states`, `rounds` + `bets` (a round settled a second
-  time is `round_settled_twice`; totals that are not the sum of the bets `settlement_inconsistent`);
+  time is `round_settled_twice`; totals that are not the sum of the bets `settlement_inconsistent`; a dice camera
+  started on another calibration than the start before `calibration_changed`, calibrations.py);
 - the new messages' `prev_seq` links and journal chains are checked (links.py): gaps opened and filled,
   contradictions reported.
 
@@ -29,6 +30,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from .anomalies import Anomaly, record
+from .calibrations import calibration_changes
 from .database import Session
 from .errors import BooksUnavailable
 from .inbound import Refused, SlotMeters, TableMessage, sha256_hex
@@ -166,6 +168,7 @@ class Booker:
             "ON CONFLICT DO NOTHING",
             [(m.table, m.epoch, m.seq, m.body.round, m.body.kind, m.body.who, m.body.why,
               json.dumps(m.body.detail, sort_keys=True), m.utc) for m in by_type["event"]])
+        calibration_changes(session, by_type["event"], found)  # a dice camera started on another calibration
         session.batched(
             "INSERT INTO states (table_id, epoch, seq, round, phase, game, currency, records, head, utc, booked_utc) "
             "VALUES {values} ON CONFLICT DO NOTHING",

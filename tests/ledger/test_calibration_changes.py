@@ -1,0 +1,82 @@
+"""A dice table started on another camera calibration than the start before: a `calibration_changed` anomaly in the
+books, whatever order the notices are booked in (firmware_host/ledger/calibrations.py; the notice is the camera's
+`camera_calibration`, docs/mqtt.md). Real engines: a SQLite file and a PostgreSQL cluster."""
+
+from __future__ import annotations
+
+import json
+
+from .feed import TableFeed
+from .test_booking import book, followed, kinds, rows
+
+APPROVED = {"sha256": "a" * 64, "empty_table_sha256": "b" * 64}
+EDITED = {"sha256": "c" * 64, "empty_table_sha256": "b" * 64}  # the file edited, the photo as it was
+
+
+def started(feed: TableFeed, digests: dict) -> tuple[str, bytes]:
+    """The notice a dice table's camera publishes at a start (firmware_host/dice_camera.py, calibration_notice)."""
+    return feed.event("device", detail={"device": "camera", "notice": "camera_calibration", "message": "...",
+                                        "layout": "craps", **digests})
+
+
+def test_starts_on_the_approved_calibration_book_no_anomaly(books):
+    feed = TableFeed("craps-1", seed=1)
+    messages = [started(feed, APPROVED)] + followed(feed.rounds(3)) + [started(feed, APPROVED)]
+    assert book(books, messages).anomalies == []
+    assert kinds(books) == []
+
+
+def test_a_start_on_another_calibration_is_an_anomaly_naming_both(books):
+    feed = TableFeed("craps-2", seed=2)
+    first = started(feed, APPROVED)
+    rounds = followed(feed.rounds(2))
+    second = started(feed, EDITED)
+    book(books, [first] + rounds)
+    outcome = book(books, [second])
+    assert [a.kind for a in outcome.anomalies] == ["calibration_changed"]
+    anomaly = outcome.anomalies[0]
+    assert (anomaly.table, anomaly.epoch, anomaly.seq) == ("craps-2", feed.epoch, feed.seq)  # the start that changed
+    assert anomaly.detail == {"previous_epoch": feed.epoch, "previous_seq": 1, "previous_sha256": "a" * 64,
+                              "sha256": "c" * 64, "previous_empty_table_sha256": "b" * 64,
+                              "empty_table_sha256": "b" * 64}
+    assert kinds(books) == ["calibration_changed"]
+
+
+def test_notices_booked_out_of_order_or_again_find_the_change_once(books):
+    """The later start booked first (a gap filled afterwards, another instance): the earlier one, booked later,
+    finds it as its neighbour; booking everything again finds nothing new."""
+    feed = TableFeed("craps-3", seed=3)
+    first = started(feed, APPROVED)
+    middle = followed(feed.rounds(2))
+    second = started(feed, EDITED)
+    third = started(feed, EDITED)  # a restart on the same (edited) calibration: no change from the one before
+    at = json.loads(second[1])["seq"]
+    assert book(books, [third, second]).anomalies == []  # nothing before them in the books yet
+    outcome = book(books, [first] + middle)
+    assert [(a.kind, a.seq) for a in outcome.anomalies] == [("calibration_changed", at)]  # at the second start
+    assert book(books, [first, second, third] + middle).anomalies == []
+    assert rows(books, "SELECT kind, seq FROM anomalies") == [("calibration_changed", at)]
+
+
+def test_a_new_journal_epoch_started_on_another_calibration_is_both_anomalies(books):
+    old = TableFeed("craps-4", seed=4)
+    book(books, [started(old, APPROVED)] + followed(old.rounds(2)))
+    new = TableFeed("craps-4", seed=5, first_round=old.round_no + 1)
+    outcome = book(books, [started(new, EDITED)] + followed(new.rounds(1)))
+    assert sorted(a.kind for a in outcome.anomalies) == ["calibration_changed", "epoch_change"]
+    changed = next(a for a in outcome.anomalies if a.kind == "calibration_changed")
+    assert (changed.detail["previous_epoch"], changed.epoch) == (old.epoch, new.epoch)
+
+
+def test_a_notice_that_is_not_the_camera_s_is_not_compared(books):
+    """Only `device` events carry the camera's notice: a dealer action whose detail says camera_calibration, or a
+    notice whose digests are not text, is booked as sent and compared with nothing it is not."""
+    feed = TableFeed("craps-5", seed=6)
+    approved = started(feed, APPROVED)
+    forged = feed.event("dealer_action", detail={"notice": "camera_calibration", "sha256": "f" * 64})
+    odd = started(feed, {"sha256": ["not", "text"], "empty_table_sha256": None})
+    outcome = book(books, [approved, forged])
+    assert outcome.anomalies == []
+    outcome = book(books, [odd])
+    assert [a.kind for a in outcome.anomalies] == ["calibration_changed"]
+    assert outcome.anomalies[0].detail["sha256"] == ["not", "text"]
