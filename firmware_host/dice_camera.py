@@ -150,7 +150,7 @@ def calibration_notice(calibration, photo_sha256: str | None) -> DeviceNotice:
         f"{short(photo_sha256)}...: any other than the table's approved calibration means it was redone or edited",
         {"sha256": calibration.sha256, "empty_table_sha256": photo_sha256, "layout": calibration.layout.name,
          "image_size": list(calibration.image_size), "error_mm": round(calibration.error_mm, 3),
-         "camera_height_mm": calibration.camera_height_mm})
+         "camera_height_mm": calibration.camera_height_mm}, routine=True)
 
 
 class DiceCamera:

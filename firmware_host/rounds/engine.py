@@ -167,7 +167,8 @@ class RoundEngine:
         elif isinstance(item, DeviceHealthChanged):
             self._health(item)
         elif isinstance(item, DeviceNotice):
-            log.warning("device %s: %s: %s", item.device, item.kind, item.message)
+            log.log(logging.INFO if item.routine else logging.WARNING, "device %s: %s: %s", item.device, item.kind,
+                    item.message)
             self.event("device", {"device": item.device, "notice": item.kind, "message": item.message, **item.detail})
         elif isinstance(item, (Connected, Disconnected, ConnectFailed)):
             self._broker(item)

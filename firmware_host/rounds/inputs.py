@@ -132,12 +132,14 @@ class DeviceHealthChanged:
 @dataclass(frozen=True)
 class DeviceNotice:
     """Something a device reported that the round does not act on but the floor must know (a dome
-    action out of order, a sensor fault, a gap in the shoe's card count): published on `events`."""
+    action out of order, a sensor fault, a gap in the shoe's card count): published on `events`. `routine`: a
+    record, not a fault (what a camera reads with, told at every start), logged at info rather than warning."""
 
     device: str
     kind: str
     message: str
     detail: dict[str, Any]
+    routine: bool = False
 
 
 @dataclass(frozen=True)

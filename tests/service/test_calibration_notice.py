@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 
 import cv2
 import pytest
@@ -36,7 +37,7 @@ def start_notice(tmp_path, calibration, empty) -> DeviceNotice:
     return notices[0]
 
 
-def test_every_start_tells_the_floor_the_calibration_and_photo_it_reads_with(tmp_path, replay):
+def test_every_start_tells_the_floor_the_calibration_and_photo_it_reads_with(tmp_path, replay, caplog):
     notice = start_notice(tmp_path / "a", replay.calibration, replay.empty)
     cal = Calibration.load(replay.calibration)
     photo = replay.calibration.with_name("camera.empty.png")
@@ -46,7 +47,10 @@ def test_every_start_tells_the_floor_the_calibration_and_photo_it_reads_with(tmp
         "image_size": [1280, 720], "error_mm": round(cal.error_mm, 3), "camera_height_mm": cal.camera_height_mm}
     assert sha256_of(replay.calibration)[:16] in notice.message and "approved" in notice.message
     engine = make_engine(tmp_path / "engine")
-    feed(engine, notice)
+    with caplog.at_level(logging.INFO, logger="firmware_host.rounds.engine"):
+        feed(engine, notice)
+    logged = [r for r in caplog.records if "camera_calibration" in r.getMessage()]
+    assert [r.levelno for r in logged] == [logging.INFO]  # a record of every start, not a fault: no warning
     event = [e for _, e in sent(engine, "/events") if e["kind"] == "device"][-1]
     assert (event["detail"]["notice"], event["detail"]["sha256"]) == ("camera_calibration", sha256_of(replay.calibration))
     assert event["detail"]["empty_table_sha256"] == sha256_of(photo)
