@@ -115,7 +115,8 @@ def test_bench_rendered_tables_unseen_looks_three_agreed_reads():
 # Unseen looks: 379 first used by this probe (2026-11-29, sixteenth session); 563 and 569 first used on 2026-12-06
 # (twenty-seventh session), to check a rule chosen on tune probes (not adopted: docs/vision.md), and kept here since:
 # the looks are drawn per table, so one seed's 30 tables give a figure that varies from seed to seed (7, 24, 10 of 200).
-TIPPED_SEEDS = (379, 563, 569)
+# 571 and 577 first used in the twenty-eighth session (3 and 4 of 200), nothing changed in the reader since.
+TIPPED_SEEDS = (379, 563, 569, 571, 577)
 
 
 def test_bench_dice_tipped_towards_the_camera_s_foot_unseen_looks():
