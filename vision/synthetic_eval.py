@@ -59,11 +59,13 @@ def evaluate_synthetic(n_throws: int, seed: int = 0, classifier="default", games
     score = SyntheticScore()
     games = games or list(EXPECTED)
     reader = rig = None
+    felt_refused = False
     for i in range(n_throws):
         game = games[i % len(games)]
         if rig is None or rig.game != game or i % throws_per_rig < len(games):
             rig = random_rig(game, rng, split=split)
             reader = calibrated_reader(rig, rng, classifier, pose_net)
+            felt_refused = unvalidated_felt(reader.background, reader.calibration) is not None  # the service's check
         kinds = list(EXPECTED[game])
         kind = kinds[int(rng.integers(0, len(kinds)))]
         dice = random_scene(rig, kind, rng)
@@ -75,7 +77,7 @@ def evaluate_synthetic(n_throws: int, seed: int = 0, classifier="default", games
             reading = agree([reading] + [reader.read(render(scene, noise)[0]) for _ in range(reads - 1)])
         track = track_readings(reader, rig, dice, kind, rng) if kind in ("not_past_middle", "wall_bounce") else ()
         verdict = judge(reading, rules_for(game), reader.calibration, track)
-        add(score, game, kind, truth, reading, verdict, reader.calibration.die_px)
+        add(score, game, kind, truth, reading, verdict, reader.calibration.die_px, felt_refused)
         if on_throw is not None:
             on_throw(i, game, kind, frame, truth, reading, verdict)
     return score

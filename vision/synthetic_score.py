@@ -71,6 +71,8 @@ class SyntheticScore:
     valid_verdicts: int = 0
     wrong_values: int = 0  # valid verdicts published with values that are not the dice's
     valid_when_void: int = 0  # valid verdicts published for a throw the rules void
+    refused_valid: int = 0  # valid verdicts on tables whose felt the service refuses (vision/felt_check.py) ...
+    refused_wrong: int = 0  # ... and wrong results among them (the service would not have run those tables)
     verdicts: Counter = field(default_factory=Counter)  # (game, kind, said) -> count
     conditions: dict = field(default_factory=dict)  # condition name -> Tally
     poses: Counter = field(default_factory=Counter)  # (truth pose, "named" | "not flat" | "flat" | "missed")
@@ -136,6 +138,7 @@ class SyntheticScore:
                 "missed": self.missed, "throws": self.throws, "valid_verdicts": self.valid_verdicts,
                 "wrong_results": self.wrong_results, "wrong_values": self.wrong_values,
                 "valid_when_void": self.valid_when_void,
+                "refused_valid": self.refused_valid, "refused_wrong": self.refused_wrong,
                 "conditions": {k: v.as_json() for k, v in sorted(self.conditions.items())},
                 "poses": self.pose_rates(), "reliability": reliability(self.confidences),
                 "void_classes": self.void_class_rates(), "kinds": self.kind_rates()}
@@ -180,8 +183,8 @@ def condition_of(t: TruthDie) -> str:
 
 
 def add(score: SyntheticScore, game: str, kind: str, truth: list[TruthDie], reading: Reading, verdict: Verdict,
-        die_px: float) -> None:
-    """Count one judged throw."""
+        die_px: float, felt_refused: bool = False) -> None:
+    """Count one judged throw (`felt_refused`: on a table whose felt the service refuses)."""
     said = "valid" if verdict.valid else verdict.reason.value
     want = EXPECTED[game][kind]
     score.throws += 1
@@ -190,11 +193,14 @@ def add(score: SyntheticScore, game: str, kind: str, truth: list[TruthDie], read
         score.failures.append((game, kind, said, verdict.detail))
     if verdict.valid:
         score.valid_verdicts += 1
+        wrong = want != "valid" or sorted(verdict.values) != sorted(t.value for t in truth if t.visible)
         if want != "valid":
             score.valid_when_void += 1
-        elif sorted(verdict.values) != sorted(t.value for t in truth if t.visible):
+        elif wrong:
             score.wrong_values += 1
             score.failures.append((game, kind, "wrong values", verdict.values, [t.value for t in truth]))
+        score.refused_valid += felt_refused
+        score.refused_wrong += felt_refused and wrong
     pairs = match(reading, truth, die_px)
     matched = {id(d) for _, d in pairs if d is not None}
     # A die read where no die is (or a second die read on one die) is as wrong as a misread.

@@ -72,6 +72,7 @@ def test_bench_rendered_tables_unseen_looks():
           f"{doc['confident_misreads']} ({doc['phantom']} phantom); declined: {doc['declined']}; missed: {doc['missed']}")
     print(f"wrong published results: {doc['wrong_results']} of {doc['valid_verdicts']} valid verdicts "
           f"({doc['wrong_values']} with wrong values, {doc['valid_when_void']} valid where the rules void)")
+    print(felt_split(doc))
     for pose, row in doc["poses"].items():
         print(f"{pose} dice: {pose_line(row, pose)}")
     print(f"{'condition':<34}{'dice':>6}{'right':>9}{'misread':>9}{'declined':>9}{'missed':>8}")
@@ -85,6 +86,13 @@ def test_bench_rendered_tables_unseen_looks():
         print(f"  {kind:<30} expected {row['expected']:<16} {row['rate']:.2%} of {row['throws']}")
     print(json.dumps(doc))
     assert doc["dice"] >= 10000
+
+
+def felt_split(doc: dict) -> str:
+    """The wrong results on the tables the service runs, and on those whose felt it refuses (vision/felt_check.py)."""
+    run_wrong, run_valid = doc["wrong_results"] - doc["refused_wrong"], doc["valid_verdicts"] - doc["refused_valid"]
+    return (f"on the tables the service runs {run_wrong} of {run_valid}, on felts it refuses {doc['refused_wrong']} of "
+            f"{doc['refused_valid']}")
 
 
 THREE_READS_SEED = 127  # unseen looks, never used before this bench's first run (2026-11-24)
@@ -105,7 +113,7 @@ def test_bench_rendered_tables_unseen_looks_three_agreed_reads():
         poses = doc["poses"]
         print(f"  {name:<13} flat right {doc['flat_accuracy']:.2%} of {doc['flat_dice']}; confident misreads "
               f"{doc['confident_misreads']}; wrong published results {doc['wrong_results']} of "
-              f"{doc['valid_verdicts']} valid verdicts")
+              f"{doc['valid_verdicts']} valid verdicts; {felt_split(doc)}")
         for pose in ("cocked", "stacked"):
             print(f"    {pose}: {pose_line(poses[pose], pose)}")
     print_reliability(three["reliability"])

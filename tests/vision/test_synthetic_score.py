@@ -7,7 +7,7 @@ import math
 from vision.reading import Die, Pose, Reading
 from vision.synthetic import TruthDie
 from vision.synthetic_score import MATCH_REACH, SyntheticScore, add, match, reach
-from vision.throw_judge import VoidReason, void
+from vision.throw_judge import Verdict, VoidReason, void
 
 DIE_PX = 50.0
 
@@ -61,3 +61,16 @@ def test_a_tipped_die_seen_flat_is_never_read_flat_while_it_is_declined_and_read
     assert rates == {"dice": 4, "recognised": 0.25, "named": 0.25, "seen_flat": 2, "read_flat": 1,
                      "never_read_flat": 0.75, "missed": 1}
     assert score.pose_rates()["cocked"]["dice"] == 0
+
+
+def test_wrong_results_on_felts_the_service_refuses_are_counted_apart():
+    """`make bench` prints the wrong results on the tables the service runs beside those on felts it refuses
+    (vision/felt_check.py): a wrong result on a refused felt is still a wrong result of the reader, counted in both."""
+    flat = truth("flat", 0.0)
+    die = Die(4, 600.0, 400.0, DIE_PX, DIE_PX, 0.99, Pose.FLAT, True)
+    score = SyntheticScore()
+    for kind, refused in (("valid", False), ("cocked", True), ("valid", True)):  # cussec voids a cocked die
+        add(score, "cussec", kind, [flat], reading(die), Verdict(True, None, (4,), "read"), DIE_PX, felt_refused=refused)
+    doc = score.as_json()
+    assert (doc["valid_verdicts"], doc["wrong_results"]) == (3, 1)
+    assert (doc["refused_valid"], doc["refused_wrong"]) == (2, 1)
