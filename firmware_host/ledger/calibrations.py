@@ -31,7 +31,9 @@ def calibration_changes(session: Session, events: list, found: list[Anomaly]) ->
                 continue  # not in the books as a notice (another instance's row won: it compares)
             for earlier, later in ((at - 1, at), (at, at + 1)):
                 if earlier >= 0 and later < len(told) and digests(told[earlier][2]) != digests(told[later][2]):
-                    found.append(changed(table, told[earlier], told[later]))
+                    anomaly = changed(table, told[earlier], told[later])
+                    if all(a.anomaly_id != anomaly.anomaly_id for a in found):  # both of a pair booked in one batch
+                        found.append(anomaly)
 
 
 def is_notice(detail) -> bool:

@@ -42,6 +42,12 @@ def test_a_start_on_another_calibration_is_an_anomaly_naming_both(books):
     assert kinds(books) == ["calibration_changed"]
 
 
+def test_both_starts_of_a_change_booked_in_one_batch_find_it_once(books):
+    feed = TableFeed("craps-6", seed=7)
+    outcome = book(books, [started(feed, APPROVED), started(feed, EDITED)])
+    assert [(a.kind, a.seq) for a in outcome.anomalies] == [("calibration_changed", 2)]
+
+
 def test_notices_booked_out_of_order_or_again_find_the_change_once(books):
     """The later start booked first (a gap filled afterwards, another instance): the earlier one, booked later,
     finds it as its neighbour; booking everything again finds nothing new."""
