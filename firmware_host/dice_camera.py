@@ -428,7 +428,7 @@ class DiceCamera:
 
         return self.evidence.encode_frame(self.game, throw.round_no, throw.attempt,
                                           annotate(image, outcome.reading, outcome.verdict),
-                                          self.calibration_notice.detail["sha256"])
+                                          self.reader.calibration.sha256)
 
     def _evidence_image(self, throw: Throw, epoch: int, image: np.ndarray, outcome) -> tuple[bytes, bool]:
         """The evidence encoded ahead when the last reading agreed with it (same reading, same verdict), else

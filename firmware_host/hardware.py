@@ -53,14 +53,16 @@ class HardwareTable:
         self.camera: DiceCamera | None = None
         if self.dice:
             from vision.calibration import Calibration
-            from vision.errors import VisionError
+            from vision.errors import CalibrationError, VisionError
 
             fps = getattr(section.camera, "fps", 0.0) or 30.0
             try:
                 self.camera = DiceCamera(game, evidence, Calibration.load(calibration), fps=fps,
                                          unvalidated_felt_ok=unvalidated_felt_ok)
-            except VisionError as exc:  # an edited or broken file: refused by name, not a traceback
+            except CalibrationError as exc:  # an edited or broken file: refused by name, not a traceback
                 raise DeviceError(f"[table] camera_calibration: {exc}") from exc
+            except VisionError as exc:  # the reader's own files (its networks, their manifest): named as such
+                raise DeviceError(f"camera: {exc}") from exc
 
     def start(self, sink: Callable[[Any], None]) -> None:
         self.sink = sink

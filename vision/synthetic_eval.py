@@ -65,7 +65,7 @@ def evaluate_synthetic(n_throws: int, seed: int = 0, classifier="default", games
         if rig is None or rig.game != game or i % throws_per_rig < len(games):
             rig = random_rig(game, rng, split=split)
             reader = calibrated_reader(rig, rng, classifier, pose_net)
-            felt_refused = unvalidated_felt(reader.background, reader.calibration) is not None  # the service's check
+            felt_refused = service_refuses_felt(reader)
         kinds = list(EXPECTED[game])
         kind = kinds[int(rng.integers(0, len(kinds)))]
         dice = random_scene(rig, kind, rng)
@@ -81,6 +81,12 @@ def evaluate_synthetic(n_throws: int, seed: int = 0, classifier="default", games
         if on_throw is not None:
             on_throw(i, game, kind, frame, truth, reading, verdict)
     return score
+
+
+def service_refuses_felt(reader: DiceReader) -> bool:
+    """Whether the service refuses this table for its felt: the check it runs on the calibration photo
+    (vision/felt_check.py), here on the reader's own empty table."""
+    return unvalidated_felt(reader.background, reader.calibration) is not None
 
 
 @dataclass(slots=True)
@@ -112,7 +118,7 @@ def probe_tipped_to_nadir(n_throws: int, seed: int, split: str = "unseen",
         if game not in rigs or i % throws_per_rig < len(games):
             rig = random_rig(game, rng, split=split)
             reader = calibrated_reader(rig, rng)
-            rigs[game] = rig, reader, unvalidated_felt(reader.background, reader.calibration) is not None
+            rigs[game] = rig, reader, service_refuses_felt(reader)
         rig, reader, felt_refused = rigs[game]
         frame, truth = render(rig.scene(valid_with_one_tipped_to_nadir(rig, rng), rng), rng)
         reading = reader.read(frame)

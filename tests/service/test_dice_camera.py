@@ -374,3 +374,14 @@ def test_a_broken_calibration_file_is_refused_by_name_not_with_a_traceback(tmp_p
     bad.write_text('{"version": 1}')
     with pytest.raises(DeviceError, match=r"\[table\] camera_calibration: .*bad.json: missing or malformed key"):
         HardwareTable(SECTION, "craps", EvidenceStore(tmp_path / "storage", 7), calibration=str(bad))
+
+
+def test_the_reader_s_own_broken_files_are_named_as_the_camera_s_not_the_calibration_s(tmp_path, replay, monkeypatch):
+    """A network manifest gone (or a network edited) is the installation's fault, not the calibration file's: the
+    refusal names it under the camera, so no one re-calibrates a table for it."""
+    import vision.onnx_net
+
+    monkeypatch.setattr(vision.onnx_net, "MANIFEST", tmp_path / "gone" / "SHA256SUMS")
+    with pytest.raises(DeviceError, match=r"^camera: cannot read the networks' manifest") as refused:
+        HardwareTable(SECTION, "craps", EvidenceStore(tmp_path / "storage", 7), calibration=str(replay.calibration))
+    assert "camera_calibration" not in str(refused.value)
