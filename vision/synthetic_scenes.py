@@ -13,7 +13,7 @@ in the frames before they stopped.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -54,6 +54,10 @@ class TableRig:
     @property
     def style(self) -> DieStyle:
         return self.look.style
+
+    def on_felt(self, felt: tuple[int, int, int], name: str) -> "TableRig":
+        """The same table, camera and dice on another felt (BGR), of the family `name`."""
+        return replace(self, look=replace(self.look, felt=felt, felt_name=name))
 
     def scene(self, dice: list[SceneDie], rng: np.random.Generator, *, clean: bool = False) -> Scene:
         """The dice on this table; `clean` (the calibration frame) has no noise, blur or light change."""

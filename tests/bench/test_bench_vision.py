@@ -162,8 +162,6 @@ def test_bench_felt_saturation():
     own felts (the tune looks', and felts of random colours as `make_synthetic_set.random_felt` draws them), from
     which FELT_SATURATION_FLOOR was chosen, and the unseen looks' felts, reported only: the share the service
     refuses."""
-    from dataclasses import replace
-
     from vision.felt_check import FELT_SATURATION_FLOOR, felt_saturation
     from vision.training.make_synthetic_set import random_felt
 
@@ -176,8 +174,7 @@ def test_bench_felt_saturation():
         for i in range(100):
             rig = random_rig(games[i % len(games)], rng, split="unseen" if kind == "unseen" else "tune")
             if kind == "random":
-                rig = replace(rig, look=replace(rig.look, felt_name="random",
-                                                felt=random_felt(rng, rig.look.style.body)))
+                rig = rig.on_felt(random_felt(rng, rig.look.style.body), "random")
             empty, _ = render(rig.scene([], rng, clean=True), rng)
             cal = calibrate(empty, rig.layout, float(rig.camera.position[2]))
             by_felt.setdefault(rig.look.felt_name, []).append(felt_saturation(empty, cal))

@@ -143,8 +143,6 @@ def test_a_parser_built_without_a_command_line_knows_every_command_in_full():
 def test_config_check_reports_what_the_camera_would_refuse_in_the_calibration(tmp_path):
     """A calibration file the camera cannot use, and an empty-table photo of a felt the reader was not validated on
     (vision/felt_check.py) unless `table.camera_unvalidated_felt` says it was checked: found before the table starts."""
-    from dataclasses import replace
-
     import numpy as np
 
     from vision.calibration import calibrate
@@ -153,7 +151,7 @@ def test_config_check_reports_what_the_camera_would_refuse_in_the_calibration(tm
 
     rng = np.random.default_rng(3)
     rig = random_rig("craps", rng)
-    rig = replace(rig, look=replace(rig.look, felt=(96, 96, 96), felt_name="grey"))
+    rig = rig.on_felt((96, 96, 96), "grey")
     empty, _ = render(rig.scene([], rng, clean=True), rng)
     grey = tmp_path / "grey.json"
     calibrate(empty, rig.layout, float(rig.camera.position[2])).save(grey, empty_table=empty)

@@ -3,8 +3,6 @@ the config says the felt was checked, and its reads declined when the live table
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 import pytest
 
@@ -26,7 +24,7 @@ def replay(tmp_path_factory):
 
 
 def grey_rig(replay, grey=(96, 96, 96)):
-    return replace(replay.rig, look=replace(replay.rig.look, felt=grey, felt_name="grey"))
+    return replay.rig.on_felt(grey, "grey")
 
 
 def on_neutral_felt(replay) -> list[np.ndarray]:

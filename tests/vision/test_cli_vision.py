@@ -123,14 +123,12 @@ def test_eval_of_a_bad_label_names_the_line(tmp_path, capsys):
 def test_calibrate_on_a_neutral_felt_warns_that_the_table_will_refuse_it(tmp_path, capsys):
     """The calibration (the geometry) is written; the warning says the service refuses the felt, and what lets it
     start (vision/felt_check.py)."""
-    from dataclasses import replace
-
     from vision.synthetic import render
     from vision.synthetic_scenes import random_rig
 
     rng = np.random.default_rng(3)
     rig = random_rig("craps", rng)
-    rig = replace(rig, look=replace(rig.look, felt=(96, 96, 96), felt_name="grey"))
+    rig = rig.on_felt((96, 96, 96), "grey")
     empty, _ = render(rig.scene([], rng, clean=True), rng)
     photo, cal = tmp_path / "grey.png", tmp_path / "grey.json"
     cv2.imwrite(str(photo), empty)

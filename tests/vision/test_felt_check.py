@@ -26,7 +26,7 @@ def empty_table(rig, rng):
 
 
 def on_felt(rig, bgr):
-    return replace(rig, look=replace(rig.look, felt=bgr, felt_name="other"))
+    return rig.on_felt(bgr, "other")
 
 
 def test_every_felt_the_pose_network_was_trained_on_is_over_the_floor():

@@ -91,8 +91,7 @@ def main(argv: list[str] | None = None) -> int:
                 style = pale_die_style(rng) if pale else random_die_style(rng, rig.look.felt, dark)
                 rig = replace(rig, look=replace(rig.look, style=style))
             if args.random_felt and rng.random() < args.random_felt:  # no draw when off
-                rig = replace(rig, look=replace(rig.look, felt_name="random",
-                                                felt=random_felt(rng, rig.look.style.body)))
+                rig = rig.on_felt(random_felt(rng, rig.look.style.body), "random")
             empty, _ = render(rig.scene([], rng, clean=True), rng)
             cal = calibrate(empty, rig.layout, float(rig.camera.position[2]))
             rigs[game] = (rig, cal.die_px, View.of(cal, *empty.shape[1::-1]))
