@@ -9,4 +9,5 @@ It consumes only what the controllers publish (docs/mqtt.md) and never imports t
     warden.py      one instance at a time: anchors, alarms, gap filling, tail audits
     catch_up.py    "messages since seq N" requests to a controller, paged
     report.py      the books per table and shift, slot payback, the floor total
+    report_calibrations.py  the report's dice camera calibrations: in use, and the changes told
 """

@@ -14,7 +14,9 @@ totals are never added across currencies.
 - voids by reason: every void result (void attempts and voided rounds) by its `reason`;
 - overrides: supervisor overrides (events) and results entered by hand, with who and why;
 - slots: per machine, the first and last meter snapshot (game 0) in the period, the summed deltas, and
-  payback = (coin out + jackpot) / coin in, in credits as the meters count them.
+  payback = (coin out + jackpot) / coin in, in credits as the meters count them;
+- camera calibrations: per dice table, the calibration told at its last start before the period's end and the
+  changes told in the period (report_calibrations.py).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from ..clock import utc_text
 from .booking import fraction
 from .database import Database, Session
 from .errors import ReportError
+from .report_calibrations import TableCalibrations, calibrations_of
 
 
 @dataclass(frozen=True)
@@ -112,6 +115,7 @@ class Report:
     anomalies: dict[str, int]
     open_gaps: int
     unfillable_gaps: int
+    calibrations: list[TableCalibrations] = field(default_factory=list)  # dice tables' cameras (report_calibrations)
 
 
 def parse_when(text: str | None, what: str) -> datetime | None:
@@ -167,7 +171,9 @@ def build_report(database: Database, request: ReportRequest) -> Report:
 
 
 def _build(session: Session, request: ReportRequest, calendar: ShiftCalendar) -> Report:
-    first = session.value("SELECT MIN(utc) FROM rounds") or utc_text(datetime.now(timezone.utc).timestamp())
+    # From the first round or event booked (a table may start, and tell its calibration, before its first round).
+    first = min((t for t in (session.value("SELECT MIN(utc) FROM rounds"), session.value("SELECT MIN(utc) FROM events"))
+                 if t), default=None) or utc_text(datetime.now(timezone.utc).timestamp())
     start = _text(request.start) if request.start else first
     end = _text(request.end) if request.end else utc_text(datetime.now(timezone.utc).timestamp() + 0.001)
     only, params = "", ()
@@ -237,7 +243,8 @@ def _build(session: Session, request: ReportRequest, calendar: ShiftCalendar) ->
                                only, params)
     return Report(request, start, end, sorted(shifts.values(), key=lambda b: (b.table, b.shift_start, b.currency)),
                   _machines(session, start, end), dict(sorted(floor.items())),
-                  {c: len(t) for c, t in floor_tables.items()}, anomalies, open_gaps, unfillable)
+                  {c: len(t) for c, t in floor_tables.items()}, anomalies, open_gaps, unfillable,
+                  calibrations_of(session, start, end, request.tables))
 
 
 def _machines(session: Session, start: str, end: str) -> list[MachineBooks]:

@@ -7,10 +7,14 @@ import io
 from fractions import Fraction
 
 from .report import Money, Report
+from .report_calibrations import CalibrationTold, TableCalibrations
 
 CSV_COLUMNS = ["section", "table", "machine", "shift_start", "shift_end", "currency", "rounds", "voided_rounds",
                "voids", "bets", "staked", "paid", "kept", "returned", "breakage", "hold_pct", "overrides",
-               "snapshots", "first_utc", "last_utc", "coin_in", "coin_out", "jackpot", "games_played", "payback_pct"]
+               "snapshots", "first_utc", "last_utc", "coin_in", "coin_out", "jackpot", "games_played", "payback_pct",
+               "calibration", "epoch", "seq", "calibration_sha256", "empty_table_sha256", "previous_calibration_sha256",
+               "previous_empty_table_sha256", "alarmed_utc"]
+SHORT = 16  # hex digits of a digest in the text (as the evidence images are stamped); the CSV has all 64
 
 
 def percent(value: Fraction | None) -> str:
@@ -59,6 +63,11 @@ def render_text(report: Report) -> str:
                    f"{percent(machine.payback)}")
         out.append(f"    first {_meters(machine.first)}")
         out.append(f"    last  {_meters(machine.last)}")
+    if report.calibrations:
+        out += ["", f"dice tables' camera calibrations (SHA-256, first {SHORT} hex digits; compare them with the digests "
+                    "approved at installation, printed by `tablehw vision calibrate`)"]
+    for table in report.calibrations:
+        out += calibration_lines(table)
     out += ["", "floor total"]
     if not report.floor:
         out.append("  nothing booked")
@@ -69,6 +78,34 @@ def render_text(report: Report) -> str:
     out += ["", f"books: anomalies in this period: {health}; gaps open {report.open_gaps}, "
                 f"gaps the controllers could not fill {report.unfillable_gaps}"]
     return "\n".join(out) + "\n"
+
+
+def calibration_lines(table: TableCalibrations) -> list[str]:
+    told = table.in_use
+    out = [f"  {table.table}: in use {_where(told)}: calibration {_short(told.sha256)}  empty table "
+           f"{_short(told.empty_table_sha256)}"]
+    if not table.changes:
+        out.append("    no change told in this period")
+    for change in table.changes:
+        new = change.told
+        parts = [f"calibration {_short(change.previous_sha256)} -> {_short(new.sha256)}"
+                 if change.previous_sha256 != new.sha256 else "calibration unchanged",
+                 f"empty table {_short(change.previous_empty_table_sha256)} -> {_short(new.empty_table_sha256)}"
+                 if change.previous_empty_table_sha256 != new.empty_table_sha256 else "empty table unchanged"]
+        alarm = f"alarm sent {change.alarmed_utc}" if change.alarmed_utc else "alarm not yet sent"
+        out.append(f"    changed {_where(new)}: {'; '.join(parts)}; {alarm}")
+    return out
+
+
+def _where(told: CalibrationTold) -> str:
+    return f"{told.utc} (epoch {told.epoch} seq {told.seq})"
+
+
+def _short(digest: str | None) -> str:
+    """A SHA-256 by its first SHORT hex digits; anything else told in its place whole ("?" when none was)."""
+    if not digest:
+        return "?"
+    return digest[:SHORT] if len(digest) == 64 and all(c in "0123456789abcdef" for c in digest) else digest
 
 
 def _meters(meters: dict[str, int]) -> str:
@@ -92,6 +129,15 @@ def render_csv(report: Report) -> str:
                          "coin_in": played.get("coin_in", 0), "coin_out": played.get("coin_out", 0),
                          "jackpot": played.get("jackpot", 0), "games_played": played.get("games_played", 0),
                          "payback_pct": percent(machine.payback).rstrip("%")})
+    for table in report.calibrations:
+        rows = [("in_use", table.in_use, None)] + [("changed", c.told, c) for c in table.changes]
+        for what, told, change in rows:
+            writer.writerow({"section": "calibration", "table": table.table, "calibration": what,
+                             "first_utc": told.utc, "epoch": told.epoch, "seq": told.seq,
+                             "calibration_sha256": told.sha256 or "", "empty_table_sha256": told.empty_table_sha256 or "",
+                             "previous_calibration_sha256": (change.previous_sha256 or "") if change else "",
+                             "previous_empty_table_sha256": (change.previous_empty_table_sha256 or "") if change else "",
+                             "alarmed_utc": (change.alarmed_utc or "") if change else ""})
     for currency, money in report.floor.items():
         writer.writerow({"section": "floor", "shift_start": report.start, "shift_end": report.end,
                          "currency": currency, **_money_columns(money)})

@@ -4,7 +4,12 @@ books, whatever order the notices are booked in (firmware_host/ledger/calibratio
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+
+from firmware_host.cli import main
+from firmware_host.ledger.report import ReportRequest, build_report, parse_when
 
 from .feed import TableFeed
 from .test_booking import book, followed, kinds, rows
@@ -86,3 +91,59 @@ def test_a_notice_that_is_not_the_camera_s_is_not_compared(books):
     outcome = book(books, [odd])
     assert [a.kind for a in outcome.anomalies] == ["calibration_changed"]
     assert outcome.anomalies[0].detail["sha256"] == ["not", "text"]
+
+
+def utc_of(message: tuple[str, bytes]) -> str:
+    return json.loads(message[1])["utc"]
+
+
+def test_the_report_lists_the_calibration_in_use_and_the_changes_told_in_the_period(books, books_url, capsys):
+    """`tablehw ledger report`: per dice table, the calibration told at its last start before the period's end, for
+    the back office to compare with the digests approved at installation, and each change told in the period, with
+    when its alarm went out."""
+    feed = TableFeed("craps-7", seed=8, seconds_per_message=60)
+    first = started(feed, APPROVED)
+    rounds = followed(feed.rounds(2))
+    second = started(feed, EDITED)
+    book(books, [first] + rounds + [second])
+    before, at = parse_when(utc_of(second), "--to"), json.loads(second[1])["seq"]
+
+    (earlier,) = build_report(books, ReportRequest(end=before)).calibrations
+    assert (earlier.table, earlier.in_use.sha256, earlier.in_use.seq, earlier.changes) == ("craps-7", "a" * 64, 1, ())
+    (now,) = build_report(books, ReportRequest(start=before)).calibrations
+    assert (now.in_use.sha256, now.in_use.empty_table_sha256, now.in_use.seq) == ("c" * 64, "b" * 64, at)
+    (change,) = now.changes
+    assert (change.told.seq, change.previous_sha256, change.alarmed_utc) == (at, "a" * 64, None)
+
+    books.run(lambda s: s.execute("UPDATE anomalies SET alarmed_utc = ? WHERE kind = 'calibration_changed'",
+                                  ("2026-03-02T09:30:00.000Z",)))  # as the warden marks it on the broker's PUBACK
+    assert main(["ledger", "report", "--db", books_url, "--table", "craps-7", "--from", utc_of(first)]) == 0
+    text = capsys.readouterr().out
+    assert f"craps-7: in use {utc_of(second)} (epoch {feed.epoch} seq {at}): calibration {'c' * 16}  empty table " \
+           f"{'b' * 16}" in text
+    assert f"changed {utc_of(second)} (epoch {feed.epoch} seq {at}): calibration {'a' * 16} -> {'c' * 16}; empty " \
+           "table unchanged; alarm sent 2026-03-02T09:30:00.000Z" in text
+    assert main(["ledger", "report", "--db", books_url, "--csv", "--from", utc_of(first)]) == 0
+    rows_ = [r for r in csv.DictReader(io.StringIO(capsys.readouterr().out)) if r["section"] == "calibration"]
+    assert [(r["calibration"], r["calibration_sha256"], r["previous_calibration_sha256"], r["alarmed_utc"])
+            for r in rows_] == [("in_use", "c" * 64, "", ""), ("changed", "c" * 64, "a" * 64, "2026-03-02T09:30:00.000Z")]
+
+
+def test_the_report_of_another_table_or_of_no_dice_table_lists_no_calibration(books):
+    feed = TableFeed("craps-8", seed=9)
+    book(books, [started(feed, APPROVED)] + followed(feed.rounds(1)))
+    assert build_report(books, ReportRequest(tables=("craps-9",))).calibrations == []
+    (table,) = build_report(books, ReportRequest(tables=("craps-8",))).calibrations
+    assert table.changes == () and table.in_use.sha256 == "a" * 64
+
+
+def test_a_notice_whose_digest_is_not_text_is_reported_as_not_a_digest(books, books_url, capsys):
+    feed = TableFeed("craps-10", seed=10)
+    book(books, [started(feed, APPROVED), started(feed, {"sha256": ["not", "text"], "empty_table_sha256": None})])
+    (table,) = build_report(books, ReportRequest()).calibrations
+    assert table.in_use.sha256 == 'not a digest: ["not", "text"]' and table.in_use.empty_table_sha256 is None
+    assert table.changes[0].previous_sha256 == "a" * 64
+    assert main(["ledger", "report", "--db", books_url]) == 0
+    text = capsys.readouterr().out
+    assert f"calibration not a digest: [\"not\", \"text\"]  empty table ?\n" in text
+    assert f"calibration {'a' * 16} -> not a digest: [\"not\", \"text\"]; empty table {'b' * 16} -> ?;" in text
