@@ -57,8 +57,8 @@ def calibrations_of(session: Session, start: str, end: str, tables: tuple[str, .
             " ORDER BY e.table_id, p.ordinal, e.seq", (f"%{NOTICE}%", end, *tables)):
         detail = json.loads(text)
         if is_notice(detail):
-            told.setdefault(table, []).append(
-                CalibrationTold(utc, epoch, int(seq), digest(detail.get("sha256")), digest(detail.get("empty_table_sha256"))))
+            told.setdefault(table, []).append(CalibrationTold(
+                utc, epoch, int(seq), digest(detail.get("sha256")), digest(detail.get("empty_table_sha256"))))
     alarms = {(table, epoch, int(seq)): (json.loads(detail), alarmed) for table, epoch, seq, detail, alarmed in
               session.all("SELECT table_id, epoch, seq, detail, alarmed_utc FROM anomalies WHERE "
                           "kind = 'calibration_changed'" + only.replace("e.table_id", "table_id"), tables)}
@@ -75,8 +75,12 @@ def calibrations_of(session: Session, start: str, end: str, tables: tuple[str, .
     return out
 
 
+HEX = frozenset("0123456789abcdef")
+
+
 def digest(value) -> str | None:
-    """A digest as told; whatever else a notice carried there (the books keep what was sent) shown as not one."""
-    if value is None or isinstance(value, str):
+    """A SHA-256 as told (64 lower-case hex digits); None when none was; whatever else a notice carried there (the
+    books keep what was sent) shown as not one, its first 64 characters as JSON (a report line stays short)."""
+    if value is None or (isinstance(value, str) and len(value) == 64 and HEX.issuperset(value)):
         return value
     return "not a digest: " + json.dumps(value)[:64]

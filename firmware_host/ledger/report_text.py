@@ -102,10 +102,11 @@ def _where(told: CalibrationTold) -> str:
 
 
 def _short(digest: str | None) -> str:
-    """A SHA-256 by its first SHORT hex digits; anything else told in its place whole ("?" when none was)."""
+    """A SHA-256 by its first SHORT hex digits; what report_calibrations.digest says of anything else, whole ("?" when
+    none was told)."""
     if not digest:
         return "?"
-    return digest[:SHORT] if len(digest) == 64 and all(c in "0123456789abcdef" for c in digest) else digest
+    return digest if digest.startswith("not a digest") else digest[:SHORT]
 
 
 def _meters(meters: dict[str, int]) -> str:

@@ -137,13 +137,18 @@ def test_the_report_of_another_table_or_of_no_dice_table_lists_no_calibration(bo
     assert table.changes == () and table.in_use.sha256 == "a" * 64
 
 
-def test_a_notice_whose_digest_is_not_text_is_reported_as_not_a_digest(books, books_url, capsys):
+def test_a_notice_whose_digest_is_not_a_sha256_is_reported_as_not_a_digest_cut_short(books, books_url, capsys):
     feed = TableFeed("craps-10", seed=10)
-    book(books, [started(feed, APPROVED), started(feed, {"sha256": ["not", "text"], "empty_table_sha256": None})])
+    long = "z" * 5000  # text, but no SHA-256: shown cut short
+    book(books, [started(feed, APPROVED), started(feed, {"sha256": ["not", "text"], "empty_table_sha256": None}),
+                 started(feed, {"sha256": long, "empty_table_sha256": "B" * 64})])
     (table,) = build_report(books, ReportRequest()).calibrations
-    assert table.in_use.sha256 == 'not a digest: ["not", "text"]' and table.in_use.empty_table_sha256 is None
-    assert table.changes[0].previous_sha256 == "a" * 64
+    first, second = table.changes
+    assert first.told.sha256 == 'not a digest: ["not", "text"]' and first.told.empty_table_sha256 is None
+    assert first.previous_sha256 == "a" * 64
+    assert second.told.sha256 == 'not a digest: "' + "z" * 63 and second.told.empty_table_sha256 == \
+        'not a digest: "' + "B" * 63  # upper case: not the hex a SHA-256 is told in
     assert main(["ledger", "report", "--db", books_url]) == 0
     text = capsys.readouterr().out
-    assert f"calibration not a digest: [\"not\", \"text\"]  empty table ?\n" in text
+    assert f"calibration not a digest: \"{'z' * 63}  empty table not a digest: \"{'B' * 63}\n" in text  # in use
     assert f"calibration {'a' * 16} -> not a digest: [\"not\", \"text\"]; empty table {'b' * 16} -> ?;" in text
