@@ -46,16 +46,24 @@ def digests(detail: dict) -> tuple:
 
 def told_calibrations(session: Session, table: str) -> list[tuple[tuple[int, int], str, dict]]:
     """The table's booked calibration notices in journal order: ((epoch number, seq), epoch, detail)."""
+    return [(order, epoch, detail) for _, order, epoch, _, detail in calibration_notices(session, (table,))]
+
+
+def calibration_notices(session: Session, tables: tuple[str, ...] = ()
+                        ) -> list[tuple[str, tuple[int, int], str, str, dict]]:
+    """The booked calibration notices of `tables` (all when empty), by table and in journal order:
+    (table, (epoch number, seq), epoch, utc, detail)."""
+    only = (" AND e.table_id IN (" + ", ".join("?" * len(tables)) + ")") if tables else ""
     rows = session.all(
-        "SELECT p.ordinal, e.seq, e.epoch, e.detail FROM events e JOIN epochs p ON p.table_id = e.table_id "
-        "AND p.epoch = e.epoch WHERE e.table_id = ? AND e.kind = 'device' AND e.detail LIKE ?",
-        (table, f"%{NOTICE}%"))
+        "SELECT e.table_id, p.ordinal, e.seq, e.epoch, e.utc, e.detail FROM events e JOIN epochs p "
+        "ON p.table_id = e.table_id AND p.epoch = e.epoch WHERE e.kind = 'device' AND e.detail LIKE ?" + only,
+        (f"%{NOTICE}%", *tables))
     out = []
-    for ordinal, seq, epoch, text in rows:
+    for table, ordinal, seq, epoch, utc, text in rows:
         detail = json.loads(text)
         if is_notice(detail):
-            out.append(((int(ordinal), int(seq)), epoch, detail))
-    return sorted(out, key=lambda row: row[0])
+            out.append((table, (int(ordinal), int(seq)), epoch, utc, detail))
+    return sorted(out, key=lambda row: row[:2])
 
 
 def changed(table: str, before: tuple, after: tuple) -> Anomaly:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from .calibrations import NOTICE, is_notice
+from .calibrations import calibration_notices
 from .database import Session
 
 
@@ -47,21 +47,15 @@ class TableCalibrations:
 def calibrations_of(session: Session, start: str, end: str, tables: tuple[str, ...]) -> list[TableCalibrations]:
     """Each table (of `tables`; all when empty) that told a calibration before `end`: the one in use, and the changes
     told in [start, end)."""
-    only = ""
-    if tables:
-        only = " AND e.table_id IN (" + ", ".join("?" * len(tables)) + ")"
     told: dict[str, list[CalibrationTold]] = {}
-    for table, epoch, seq, utc, text in session.all(
-            "SELECT e.table_id, e.epoch, e.seq, e.utc, e.detail FROM events e JOIN epochs p ON p.table_id = e.table_id "
-            "AND p.epoch = e.epoch WHERE e.kind = 'device' AND e.detail LIKE ? AND e.utc < ?" + only +
-            " ORDER BY e.table_id, p.ordinal, e.seq", (f"%{NOTICE}%", end, *tables)):
-        detail = json.loads(text)
-        if is_notice(detail):
+    for table, (_, seq), epoch, utc, detail in calibration_notices(session, tables):
+        if utc < end:
             told.setdefault(table, []).append(CalibrationTold(
-                utc, epoch, int(seq), digest(detail.get("sha256")), digest(detail.get("empty_table_sha256"))))
+                utc, epoch, seq, digest(detail.get("sha256")), digest(detail.get("empty_table_sha256"))))
+    only = (" AND table_id IN (" + ", ".join("?" * len(tables)) + ")") if tables else ""
     alarms = {(table, epoch, int(seq)): (json.loads(detail), alarmed) for table, epoch, seq, detail, alarmed in
               session.all("SELECT table_id, epoch, seq, detail, alarmed_utc FROM anomalies WHERE "
-                          "kind = 'calibration_changed'" + only.replace("e.table_id", "table_id"), tables)}
+                          "kind = 'calibration_changed'" + only, tables)}
     out = []
     for table, notices in sorted(told.items()):
         changes = []
@@ -78,9 +72,14 @@ def calibrations_of(session: Session, start: str, end: str, tables: tuple[str, .
 HEX = frozenset("0123456789abcdef")
 
 
+def is_sha256(value) -> bool:
+    """64 lower-case hex digits: a SHA-256 as the camera tells it."""
+    return isinstance(value, str) and len(value) == 64 and HEX.issuperset(value)
+
+
 def digest(value) -> str | None:
-    """A SHA-256 as told (64 lower-case hex digits); None when none was; whatever else a notice carried there (the
-    books keep what was sent) shown as not one, its first 64 characters as JSON (a report line stays short)."""
-    if value is None or (isinstance(value, str) and len(value) == 64 and HEX.issuperset(value)):
+    """A SHA-256 as told; None when none was; whatever else a notice carried there (the books keep what was sent)
+    shown as not one, its first 64 characters as JSON (a report line stays short)."""
+    if value is None or is_sha256(value):
         return value
     return "not a digest: " + json.dumps(value)[:64]

@@ -7,7 +7,7 @@ import io
 from fractions import Fraction
 
 from .report import Money, Report
-from .report_calibrations import CalibrationTold, TableCalibrations
+from .report_calibrations import CalibrationChange, CalibrationTold, TableCalibrations, is_sha256
 
 CSV_COLUMNS = ["section", "table", "machine", "shift_start", "shift_end", "currency", "rounds", "voided_rounds",
                "voids", "bets", "staked", "paid", "kept", "returned", "breakage", "hold_pct", "overrides",
@@ -64,8 +64,8 @@ def render_text(report: Report) -> str:
         out.append(f"    first {_meters(machine.first)}")
         out.append(f"    last  {_meters(machine.last)}")
     if report.calibrations:
-        out += ["", f"dice tables' camera calibrations (SHA-256, first {SHORT} hex digits; compare them with the digests "
-                    "approved at installation, printed by `tablehw vision calibrate`)"]
+        out += ["", f"dice tables' camera calibrations (SHA-256, first {SHORT} hex digits; compare them with the "
+                    "digests approved at installation, printed by `tablehw vision calibrate`)"]
     for table in report.calibrations:
         out += calibration_lines(table)
     out += ["", "floor total"]
@@ -106,7 +106,7 @@ def _short(digest: str | None) -> str:
     none was told)."""
     if not digest:
         return "?"
-    return digest if digest.startswith("not a digest") else digest[:SHORT]
+    return digest[:SHORT] if is_sha256(digest) else digest
 
 
 def _meters(meters: dict[str, int]) -> str:
@@ -133,12 +133,14 @@ def render_csv(report: Report) -> str:
     for table in report.calibrations:
         rows = [("in_use", table.in_use, None)] + [("changed", c.told, c) for c in table.changes]
         for what, told, change in rows:
+            before = change or CalibrationChange(told, None, None, None)  # in use: no digests before, no alarm
             writer.writerow({"section": "calibration", "table": table.table, "calibration": what,
                              "first_utc": told.utc, "epoch": told.epoch, "seq": told.seq,
-                             "calibration_sha256": told.sha256 or "", "empty_table_sha256": told.empty_table_sha256 or "",
-                             "previous_calibration_sha256": (change.previous_sha256 or "") if change else "",
-                             "previous_empty_table_sha256": (change.previous_empty_table_sha256 or "") if change else "",
-                             "alarmed_utc": (change.alarmed_utc or "") if change else ""})
+                             "calibration_sha256": told.sha256 or "",
+                             "empty_table_sha256": told.empty_table_sha256 or "",
+                             "previous_calibration_sha256": before.previous_sha256 or "",
+                             "previous_empty_table_sha256": before.previous_empty_table_sha256 or "",
+                             "alarmed_utc": before.alarmed_utc or ""})
     for currency, money in report.floor.items():
         writer.writerow({"section": "floor", "shift_start": report.start, "shift_end": report.end,
                          "currency": currency, **_money_columns(money)})
