@@ -20,6 +20,7 @@ from .die_geometry import FACE_NORMALS, corners
 from .layouts import Layout
 from .synthetic_dice import FACE_TEX, face_axes, face_texture, highlights, with_highlights
 from .synthetic_looks import DEFAULT_LOOK, DICE, DieStyle, Look
+from .synthetic_supports import Support, draw_supports
 from .synthetic_table import draw_walls, table_texture
 
 LIGHT = np.array([0.25, -0.35, 1.0]) / np.linalg.norm([0.25, -0.35, 1.0])
@@ -64,6 +65,7 @@ class Scene:
     glare: list[tuple[float, float, float, float, float]] = field(default_factory=list)  # x, y, a, b, angle (px)
     look: Look = DEFAULT_LOOK  # felt, rail, walls, key light, printing
     lamps: list[tuple[np.ndarray, float, float, float, float]] = field(default_factory=list)  # mirrored in faces
+    supports: list[Support] = field(default_factory=list)  # chips and coins on the felt, a die may rest on one
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +177,7 @@ def render(scene: Scene, rng: np.random.Generator) -> tuple[np.ndarray, list[Tru
     if scene.look.wall_mm > 0:
         draw_walls(out, cam, scene.layout, scene.look, light)
     draw_shadows(out, cam, scene.dice, light)
+    draw_supports(out, cam, scene.supports, light)
     faces = [(depth, i, value) for i, die in enumerate(scene.dice) for depth, value in visible_faces(cam, die)]
     for _, i, value in sorted(faces, reverse=True):
         draw_face(out, scene, scene.dice[i], value)

@@ -19,7 +19,8 @@ from .dice_reader import DiceReader
 from .felt_check import unvalidated_felt
 from .reading import Pose, Reading
 from .synthetic import SceneDie, render
-from .synthetic_scenes import TableRig, random_rig, random_scene, throw_track, valid_with_one_tipped_to_nadir
+from .synthetic_scenes import (TableRig, random_rig, random_scene, throw_track, tipped_to_nadir_held,
+                               valid_with_one_tipped_to_nadir)
 from .synthetic_score import EXPECTED, SyntheticScore, add, match
 from .throw_watch import locate
 from .throw_judge import judge, rules_for
@@ -96,20 +97,28 @@ class TippedProbe:
     tipped: int = 0  # dice tipped towards the camera's foot
     seen_flat: int = 0  # ... that the reader called flat (alone or touching)
     read: int = 0  # ... and read with a value
+    read_wrong: int = 0  # ... not its most exposed face's (craps reads a cocked die by that face: a wrong result)
     voiding: int = 0  # throws of games whose rules void a cocked die (banca francesa, cussec)
     published: int = 0  # ... judged valid all the same: a wrong result
     flat: int = 0  # the flat dice of the same frames
     flat_right: int = 0  # ... read with their value
     felt_refused: int = 0  # voiding throws on tables whose felt the service refuses (vision/felt_check.py) ...
     felt_refused_published: int = 0  # ... judged valid all the same (the service would not have run that table)
+    # Voiding throws by what holds the tipped die ("nothing", "die", "chip or coin"): [throws, judged valid], and the
+    # void reasons they got ("valid": none).
+    by_holder: dict[str, list[int]] = field(default_factory=dict)
+    verdicts: dict[str, int] = field(default_factory=dict)
 
 
 def probe_tipped_to_nadir(n_throws: int, seed: int, split: str = "unseen",
-                          games=("craps", "banca-francesa", "cussec"), throws_per_rig: int = 30) -> TippedProbe:
+                          games=("craps", "banca-francesa", "cussec"), throws_per_rig: int = 30,
+                          held: bool = False) -> TippedProbe:
     """Valid throws with one die tipped towards the camera's foot by about its view angle (`tipped_to_nadir`: it
     shows no side face, as a flat die under the camera), read from one frame and judged: how often that die is
     taken for flat and read, and how often a game that voids a cocked die publishes the throw valid. The games take
-    turns; each gets a new rig every `throws_per_rig` throws."""
+    turns; each gets a new rig every `throws_per_rig` throws. The tipped die rests on bare felt, held by nothing (no
+    die can: the probe's worst case), or with `held` as a die can rest tipped (`tipped_to_nadir_held`: leaning on
+    another die, or on a chip or a coin, drawn)."""
     rng = np.random.default_rng(seed)
     out = TippedProbe()
     rigs: dict[str, tuple[TableRig, DiceReader, bool]] = {}
@@ -120,7 +129,12 @@ def probe_tipped_to_nadir(n_throws: int, seed: int, split: str = "unseen",
             reader = calibrated_reader(rig, rng)
             rigs[game] = rig, reader, service_refuses_felt(reader)
         rig, reader, felt_refused = rigs[game]
-        frame, truth = render(rig.scene(valid_with_one_tipped_to_nadir(rig, rng), rng), rng)
+        if held:
+            dice, supports = tipped_to_nadir_held(rig, rng)
+            holder = "chip or coin" if supports else "die"
+        else:
+            dice, supports, holder = valid_with_one_tipped_to_nadir(rig, rng), [], "nothing"
+        frame, truth = render(rig.scene(dice, rng, supports=supports), rng)
         reading = reader.read(frame)
         for t, d in match(reading, truth, reader.calibration.die_px):
             if t.pose == "cocked":
@@ -128,14 +142,21 @@ def probe_tipped_to_nadir(n_throws: int, seed: int, split: str = "unseen",
                 flat = d is not None and d.lie in (Pose.FLAT, Pose.TOUCHING)
                 out.seen_flat += flat
                 out.read += flat and d.is_read
+                out.read_wrong += d is not None and d.is_read and d.value != t.value
             else:
                 out.flat += 1
                 out.flat_right += d is not None and d.is_read and d.value == t.value
         rules = rules_for(game)
         if rules.cocked_void:
-            valid = judge(reading, rules, reader.calibration).valid
+            verdict = judge(reading, rules, reader.calibration)
+            valid = verdict.valid
             out.voiding += 1
             out.published += valid
+            counts = out.by_holder.setdefault(holder, [0, 0])
+            counts[0] += 1
+            counts[1] += valid
+            reason = "valid" if valid else verdict.reason.value
+            out.verdicts[reason] = out.verdicts.get(reason, 0) + 1
             if felt_refused:  # the service would not run this table
                 out.felt_refused += 1
                 out.felt_refused_published += valid

@@ -139,7 +139,8 @@ def test_bench_dice_tipped_towards_the_camera_s_foot_unseen_looks():
         p = probe_tipped_to_nadir(300, seed=seed, split="unseen")
         print(f"\ndice tipped towards the camera's foot, UNSEEN looks, seed {seed}, 300 throws, one frame, "
               f"{time.perf_counter() - t0:.0f} s: seen flat {p.seen_flat} of {p.tipped} "
-              f"({p.seen_flat / p.tipped:.1%}), read {p.read}; banca francesa and cussec throws judged valid (wrong): "
+              f"({p.seen_flat / p.tipped:.1%}), read {p.read} ({p.read_wrong} other than their most exposed face); "
+              f"banca francesa and cussec throws judged valid (wrong): "
               f"{p.published} of {p.voiding}; "
               f"the other dice (flat) read right {p.flat_right} of {p.flat} ({p.flat_right / p.flat:.1%})")
         print(f"  of them on tables whose felt the service refuses (vision/felt_check.py): {p.felt_refused_published} "
@@ -152,6 +153,36 @@ def test_bench_dice_tipped_towards_the_camera_s_foot_unseen_looks():
     print(f"tipped probe, all seeds: wrong results {total['published']} of {total['voiding']} throws that must be "
           f"void; on the tables the service runs {total['published'] - total['refused_published']} of "
           f"{total['voiding'] - total['refused']}")
+
+
+HELD_SEEDS = (599, 601)  # first used 2026-12-06 (thirtieth session), after the probe's design was fixed on tune seeds
+
+
+def test_bench_dice_tipped_towards_the_camera_s_foot_held_unseen_looks():
+    """The same tipped die, held as a die can be: a cube tipped under 45 degrees falls back flat unless something
+    holds its raised edge (vision.synthetic_scenes.tipped_to_nadir_held: a chip or a coin under it, drawn, or from 15
+    degrees another die it is wedged against). Craps and banca francesa in turn (no chip lies under a dome), 300
+    throws a seed, unseen looks, one frame; a banca francesa throw judged valid is a wrong result (Portugal 1995
+    IV.8(a): a die cocked, or touching something that is not a die, voids the throw)."""
+    total = [0, 0, 0, 0]
+    for seed in HELD_SEEDS:
+        t0 = time.perf_counter()
+        p = probe_tipped_to_nadir(300, seed=seed, split="unseen", games=("craps", "banca-francesa"), held=True)
+        holders = ", ".join(f"{name} {valid} of {n}" for name, (n, valid) in sorted(p.by_holder.items()))
+        verdicts = ", ".join(f"{k} {n}" for k, n in sorted(p.verdicts.items()))
+        print(f"\ndice tipped towards the camera's foot, HELD (chip, coin or wedged), UNSEEN looks, seed {seed}, 300 "
+              f"throws, one frame, {time.perf_counter() - t0:.0f} s: seen flat {p.seen_flat} of {p.tipped}, read "
+              f"{p.read}, {p.read_wrong} read other than their most exposed face; banca francesa throws judged "
+              f"valid (wrong): {p.published} of {p.voiding} (by what holds the "
+              f"die: {holders}; verdicts: {verdicts}); on the tables the service runs "
+              f"{p.published - p.felt_refused_published} of {p.voiding - p.felt_refused}; the other dice read right "
+              f"{p.flat_right} of {p.flat}")
+        assert p.tipped == 300 and p.voiding == 150 and p.flat == 150 * 1 + 150 * 2
+        assert sum(n for n, _ in p.by_holder.values()) == p.voiding
+        for i, n in enumerate((p.published, p.voiding, p.felt_refused_published, p.felt_refused)):
+            total[i] += n
+    print(f"held tipped probe, all seeds: wrong results {total[0]} of {total[1]}; on the tables the service runs "
+          f"{total[0] - total[2]} of {total[1] - total[3]}")
 
 
 FELT_SEEDS = {"tune": 71, "random": 72, "unseen": 73}  # first used 2026-12-06 (twenty-seventh session)

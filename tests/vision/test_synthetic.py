@@ -10,7 +10,9 @@ import pytest
 from vision.calibration import detect_markers
 from vision.die_geometry import FACE_NORMALS, resting_rotation
 from vision.synthetic import SceneDie, add_noise, render
-from vision.synthetic_scenes import KINDS, random_rig, random_scene, throw_track, tipped_to_nadir
+from vision.synthetic_scenes import (KINDS, WEDGE_TILT, random_rig, random_scene, throw_track, tipped_to_nadir,
+                                     tipped_to_nadir_held)
+from vision.synthetic_supports import Support
 
 
 def test_opposite_faces_sum_to_seven():
@@ -133,6 +135,91 @@ def test_a_die_tipped_to_the_nadir_turns_its_top_face_to_the_camera(game):
         # +-4 degrees of tilt and of direction: within 6 of the ray where the camera sees the die 12 degrees off its
         # axis or more; nearer the axis the 8-degree floor tips the die past the ray (a die tipped away: 2x the view)
         assert off <= (6.0 if view >= 12.0 else 8.0 + 12.0 - view)
+
+
+def held_throws(game: str, seed: int, n: int):
+    """`n` throws of `tipped_to_nadir_held` on one rig: (rig, dice, supports) each."""
+    rng = np.random.default_rng(seed)
+    rig = random_rig(game, rng)
+    return [(rig, *tipped_to_nadir_held(rig, rng)) for _ in range(n)]
+
+
+def bottom_face(die: SceneDie) -> tuple[np.ndarray, np.ndarray]:
+    """A point of the die's bottom face (its centre) and the face's unit normal (pointing up into the die)."""
+    down = die.rotation @ np.array(FACE_NORMALS[7 - die.top_value], float)
+    return die.centre + down * die.size_mm / 2.0, -down
+
+
+@pytest.mark.parametrize("game, seed, wedged", [("craps", 12, True), ("banca-francesa", 11, False)])
+def test_a_die_tipped_to_the_nadir_is_held_by_a_chip_or_coin_under_its_raised_edge_or_wedged(game, seed, wedged):
+    """`tipped_to_nadir_held`: the die is tipped towards the camera's foot as `tipped_to_nadir` tips it, one edge on
+    the felt, and what holds it is real: a support whose near rim touches the die's bottom face (the die's weight
+    on it, its centre between that rim and the edge on the felt) and reaches out beyond the die; or, from WEDGE_TILT,
+    a flat die whose face lies 0.2 mm past the raised edge, below its top. The game's count of dice is kept. (Banca
+    francesa's camera sees its dice under WEDGE_TILT: none wedged there.)"""
+    kinds = set()
+    for rig, dice, supports in held_throws(game, seed, 40):
+        tipped = [d for d in dice if d.pose == "cocked"]
+        assert len(tipped) == 1 and len(dice) == (2 if game == "craps" else 3)
+        die = tipped[0]
+        corners = die.corners()
+        assert corners[:, 2].min() == pytest.approx(0.0, abs=1e-9) and 8.0 - 1e-6 <= die.tilt_deg < 45.0
+        camera = np.array(rig.camera.position, float)
+        top = die.rotation @ np.array(FACE_NORMALS[die.top_value], float)
+        to_foot = camera[:2] - die.centre[:2]
+        assert float(top[:2] @ to_foot) > 0  # tipped towards the camera's foot
+        raised = corners[np.argsort(corners[:, 2])[2:4]]
+        away = -to_foot / np.linalg.norm(to_foot)
+        if supports:
+            kinds.add("support")
+            (s,) = supports
+            assert isinstance(s, Support) and not any(d.pose == "touching" for d in dice)
+            centre = np.array([s.x, s.y])
+            near = centre - (centre - die.centre[:2]) / np.linalg.norm(centre - die.centre[:2]) * s.radius
+            point, normal = bottom_face(die)
+            # the near rim at the support's height lies on the die's bottom face
+            assert float((np.array([*near, s.height]) - point) @ normal) == pytest.approx(0.0, abs=0.3)
+            assert 0.0 < s.height < float(raised[:, 2].mean())
+            # it reaches past the raised edge, away from the camera's foot
+            assert float((centre + away * s.radius - raised[:, :2].mean(axis=0)) @ away) > 5.0
+        else:
+            kinds.add("die")
+            assert die.tilt_deg >= WEDGE_TILT - 1e-6
+            holder = next(d for d in dice if d.pose == "touching")
+            assert holder.tilt_deg == pytest.approx(0.0, abs=1e-6)
+            face = holder.centre[:2] - away * holder.size_mm / 2.0
+            assert float((face - raised[:, :2].mean(axis=0)) @ away) == pytest.approx(0.2, abs=0.05)
+            assert float(raised[:, 2].max()) < holder.size_mm
+    assert kinds == ({"support", "die"} if wedged else {"support"})
+
+
+def test_a_tipped_die_is_never_held_in_a_dome():
+    rng = np.random.default_rng(3)
+    rig = random_rig("cussec", rng)
+    with pytest.raises(ValueError, match="dome"):
+        tipped_to_nadir_held(rig, rng)
+
+
+def test_a_chip_is_drawn_with_its_shadow_and_hidden_where_a_die_rests_on_it():
+    """The renderer draws a support: the chip's colour where its top face is seen, darker felt in its shadow, and
+    the die over it where the die rests on it."""
+    for rig, dice, supports in held_throws("banca-francesa", 4, 12):
+        if supports:
+            break
+    (s,) = supports
+    rng = np.random.default_rng(0)
+    scene = rig.scene(dice, rng, clean=True)
+    bare = rig.scene(dice, rng, clean=True)
+    bare.supports = []
+    scene.supports = supports
+    with_chip, _ = render(scene, np.random.default_rng(0))
+    without, _ = render(bare, np.random.default_rng(0))
+    far = np.array([s.x, s.y]) + (np.array([s.x, s.y]) - dice[0].centre[:2]) / np.linalg.norm(
+        np.array([s.x, s.y]) - dice[0].centre[:2]) * 0.5 * s.radius
+    u, v = (int(round(c)) for c in rig.camera.project(np.array([[*far, s.height]]))[0])
+    assert np.abs(with_chip[v, u].astype(int) - without[v, u].astype(int)).max() > 30  # the chip is drawn there
+    du, dv = (int(round(c)) for c in rig.camera.project(dice[0].centre[None])[0])
+    assert np.abs(with_chip[dv, du].astype(int) - without[dv, du].astype(int)).max() <= 2  # the die hides it
 
 
 def test_wall_bounce_track_goes_to_the_far_wall_and_back():
