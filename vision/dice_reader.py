@@ -23,7 +23,7 @@ from .pose_net import DEFAULT_POSE_WEIGHTS, POSES, PoseNet, View
 from .pip_reader import FACE_PX, SPAN, FaceRead, dominant_angle, read_face
 from .pose import PoseContext, assign_poses, settle_touching, too_close_for_flat
 from .lamp_spots import LampSpots, lamp_image
-from .read_checks import (EMPTY_SILHOUETTE, FLAT_SILHOUETTE, HEAD_NOT_FLAT, FacePatch, crowded, face_patch,
+from .read_checks import (EMPTY_SILHOUETTE, FLAT_SILHOUETTE, HEAD_NOT_FLAT, FacePatch, at_wall, crowded, face_patch,
                           flat_needed, lamp_in_face, more_pips_than_value, not_dice_of_their_own, not_surely_flat,
                           outline_angle, partial, silhouette_ratio, stack_unsure)
 from .reading import Die, Pose, Reading
@@ -45,6 +45,7 @@ class ReaderSettings:
     one_look: float = 0.99  # a centred crop read this surely is not read again four ways round
     settled_flat: float = 0.7  # a die re-centred by the touching-dice fit: P(flat) needed to read it
     surely_flat: float = 0.9  # pose network: P(flat) above which a too-big silhouette declines the die, not tips it
+    wall_flat: bool = True  # a die at a wall or the dome's glass needs AT_WALL_FLAT (read_checks.at_wall)
     views: int = 4  # the classifier reads each die 4 ways round (4) or also mirrored (8), averaged
     temperature: float = 1.0  # the classifier's probabilities are softened by this (fitted on tuning data)
 
@@ -373,8 +374,9 @@ class DiceReader:
         A die that may be tipped, the pose network unsure it is flat (`not_surely_flat`), is declined too, and so
         is a die it names stacked unsurely whose silhouette is no stack's (`stack_unsure`)."""
         p_flat = None if f.pose_probs is None else float(f.pose_probs[0])
-        if d.lie is Pose.TOUCHING and not_surely_flat(d.lie, p_flat, None):
-            return self.not_flat_enough(d, None)
+        wall = self.settings.wall_flat and at_wall(d.table_xy, self.calibration)
+        if d.lie is Pose.TOUCHING and not_surely_flat(d.lie, p_flat, None, wall):
+            return self.not_flat_enough(d, None, wall)
         if d.lie is Pose.STACKED and f.pose_probs is not None \
                 and stack_unsure(float(f.pose_probs[POSES.index("stacked")]), silhouette_ratio(d, ctx)):
             return replace(d, lie=Pose.FLAT, sure=False, needs_flat=0.0)  # not known to be tipped; not read
@@ -384,17 +386,17 @@ class DiceReader:
         if ratio is not None and ratio < EMPTY_SILHOUETTE:
             return None
         if ratio is None or ratio <= FLAT_SILHOUETTE:
-            return self.not_flat_enough(d, ratio) if not_surely_flat(d.lie, p_flat, ratio) else d
+            return self.not_flat_enough(d, ratio, wall) if not_surely_flat(d.lie, p_flat, ratio, wall) else d
         if f.pose_probs is not None and float(f.pose_probs[0]) >= self.settings.surely_flat:
             return replace(d, sure=False)
         tipped = Pose.COCKED if f.pose_probs is None else TIPPED_ALONE[int(np.argmax(f.pose_probs[1:]))]
         return replace(d, lie=tipped)
 
     @staticmethod
-    def not_flat_enough(d: Die, ratio: float | None) -> Die:
+    def not_flat_enough(d: Die, ratio: float | None, wall: bool = False) -> Die:
         """Declined for the pose network's doubt (`not_surely_flat`); a die read until then says the P(flat) it
         needed, so frames of dice at rest that agree on it may read it on their mean (`at_rest.agree`)."""
-        return replace(d, sure=False, needs_flat=flat_needed(d.lie, ratio) if d.sure else 0.0)
+        return replace(d, sure=False, needs_flat=flat_needed(d.lie, ratio, wall) if d.sure else 0.0)
 
     def value_of(self, f: Found) -> tuple[int | None, float, bool]:
         """The value, its confidence, and whether it is a read."""

@@ -14,6 +14,7 @@ from .face_crops import crop
 from .pip_reader import FACE_PX, SPAN, pip_sized
 from .pose import CROWDED, PoseContext, blob_of, flat_pose_at, silhouette
 from .reading import Die, Pose
+from .throw_track import distance_to_segment
 
 DUPLICATE = 0.95  # die edges: a weaker find of the same value this close to a die is that die seen twice ...
 DUPLICATE_SURE = 0.9  # ... unless it is read this surely (a die seen again off its centre is read less surely)
@@ -24,6 +25,10 @@ FLAT_ALONE = 0.75  # a die called flat is read only when the pose network finds 
 LEANING_SILHOUETTE = 1.25  # ... and, when its silhouette is this much larger than a flat die's, ...
 SURELY_FLAT_ALONE = 0.97  # ... this surely (cocked and stacked dice of the tune looks sat at 1.27-1.28)
 TOUCHING_FLAT = 0.85  # a die touching another is read only when the pose network finds it flat this surely
+# Die edges between a die's table position and a wall or the dome's glass: there a cocked die can be held, wedged
+# against it and tipped towards the table's middle (vision/synthetic_held.py) ...
+AT_WALL = 1.1
+AT_WALL_FLAT = 0.9  # ... so a die called flat there is read only when the pose network finds it flat this surely
 HEAD_NOT_FLAT = 0.3  # a die the face network's pose head finds flat less surely is declined, pose network or not
 STACK_SURE = 0.9  # a die the pose network names stacked less surely than this ...
 STACK_SILHOUETTE = 1.15  # ... whose silhouette is under this many times a flat die's there: the dealer's call
@@ -89,22 +94,42 @@ def stack_unsure(p_stacked: float, ratio: float | None) -> bool:
     return p_stacked < STACK_SURE and ratio is not None and ratio < STACK_SILHOUETTE
 
 
-def not_surely_flat(lie: Pose, p_flat: float | None, ratio: float | None) -> bool:
+def not_surely_flat(lie: Pose, p_flat: float | None, ratio: float | None, wall: bool = False) -> bool:
     """A die called flat or touching that may be tipped: the pose network is unsure it is flat, or only fairly
     sure while its silhouette is larger than a flat die's there (a cocked die against a wall, or the upper
-    die of a stack, whose sides and the lower die's widen it). Declined: a dealer's read is slower, a wrong
-    published result is worse. Without the pose network nothing is said (uncalibrated photos)."""
-    return p_flat is not None and p_flat < flat_needed(lie, ratio)
+    die of a stack, whose sides and the lower die's widen it), or while it lies at a wall (`wall`: `at_wall`).
+    Declined: a dealer's read is slower, a wrong published result is worse. Without the pose network nothing is
+    said (uncalibrated photos)."""
+    return p_flat is not None and p_flat < flat_needed(lie, ratio, wall)
 
 
-def flat_needed(lie: Pose, ratio: float | None) -> float:
-    """The P(flat) the pose network must give a die of this lie and silhouette ratio for it to be read
-    (0.0: nothing needed, a lie `not_surely_flat` says nothing of)."""
+def flat_needed(lie: Pose, ratio: float | None, wall: bool = False) -> float:
+    """The P(flat) the pose network must give a die of this lie and silhouette ratio (and at a wall, `wall`) for it
+    to be read (0.0: nothing needed, a lie `not_surely_flat` says nothing of)."""
     if lie is Pose.TOUCHING:
-        return TOUCHING_FLAT
-    if lie is not Pose.FLAT:
+        needed = TOUCHING_FLAT
+    elif lie is Pose.FLAT:
+        needed = SURELY_FLAT_ALONE if ratio is not None and ratio > LEANING_SILHOUETTE else FLAT_ALONE
+    else:
         return 0.0
-    return SURELY_FLAT_ALONE if ratio is not None and ratio > LEANING_SILHOUETTE else FLAT_ALONE
+    return max(needed, AT_WALL_FLAT) if wall else needed
+
+
+def at_wall(table_xy: tuple[float, float] | None, calibration: Calibration) -> bool:
+    """The die lies where a wall or the dome's glass can hold a cocked die: its table position (where its top face's
+    middle is seen on the felt) within AT_WALL die edges of one. A cube tipped under 45 degrees falls back flat
+    unless something holds its raised edge; a wall holds it wedged, tipped towards the table's middle, and over the
+    felt's middle the camera then sees its top face head-on (chosen on tune looks: docs/vision.md, thirtieth
+    session)."""
+    if table_xy is None:
+        return False
+    layout = calibration.layout
+    reach = AT_WALL * layout.die_mm
+    if layout.dome is not None:
+        (cx, cy), r = layout.dome
+        if r - math.hypot(table_xy[0] - cx, table_xy[1] - cy) <= reach:
+            return True
+    return any(distance_to_segment(table_xy, w) <= reach for w in layout.walls)
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,14 +19,14 @@ from .dice_reader import DiceReader
 from .felt_check import unvalidated_felt
 from .reading import Pose, Reading
 from .synthetic import SceneDie, render
-from .synthetic_scenes import (TableRig, random_rig, random_scene, throw_track, tipped_to_nadir_held,
-                               valid_with_one_tipped_to_nadir)
+from .synthetic_held import cocked_held, tipped_to_nadir_held
+from .synthetic_scenes import TableRig, random_rig, random_scene, throw_track, valid_with_one_tipped_to_nadir
 from .synthetic_score import EXPECTED, SyntheticScore, add, match
 from .throw_watch import locate
 from .throw_judge import judge, rules_for
 
 __all__ = ["EXPECTED", "LampProbe", "SyntheticScore", "TippedProbe", "evaluate_synthetic", "probe_lamp_places",
-           "probe_tipped_to_nadir", "track_readings"]
+           "probe_cocked_held", "probe_tipped_to_nadir", "track_readings"]
 
 
 def calibrated_reader(rig: TableRig, rng: np.random.Generator, classifier="default", pose_net="default") -> DiceReader:
@@ -92,9 +92,10 @@ def service_refuses_felt(reader: DiceReader) -> bool:
 
 @dataclass(slots=True)
 class TippedProbe:
-    """What `probe_tipped_to_nadir` counts."""
+    """What `probe_tipped_to_nadir` and `probe_cocked_held` count."""
 
-    tipped: int = 0  # dice tipped towards the camera's foot
+    tipped: int = 0  # dice tipped towards the camera's foot (or cocked)
+    named: int = 0  # ... that the reader named cocked
     seen_flat: int = 0  # ... that the reader called flat (alone or touching)
     read: int = 0  # ... and read with a value
     read_wrong: int = 0  # ... not its most exposed face's (craps reads a cocked die by that face: a wrong result)
@@ -104,8 +105,8 @@ class TippedProbe:
     flat_right: int = 0  # ... read with their value
     felt_refused: int = 0  # voiding throws on tables whose felt the service refuses (vision/felt_check.py) ...
     felt_refused_published: int = 0  # ... judged valid all the same (the service would not have run that table)
-    # Voiding throws by what holds the tipped die ("nothing", "die", "chip or coin"): [throws, judged valid], and the
-    # void reasons they got ("valid": none).
+    # Voiding throws by what holds the cocked die ("nothing", "die", "chip or coin", "wall", "dome"): [throws, judged
+    # valid]; and the void reasons they got ("valid": none).
     by_holder: dict[str, list[int]] = field(default_factory=dict)
     verdicts: dict[str, int] = field(default_factory=dict)
 
@@ -117,8 +118,27 @@ def probe_tipped_to_nadir(n_throws: int, seed: int, split: str = "unseen",
     shows no side face, as a flat die under the camera), read from one frame and judged: how often that die is
     taken for flat and read, and how often a game that voids a cocked die publishes the throw valid. The games take
     turns; each gets a new rig every `throws_per_rig` throws. The tipped die rests on bare felt, held by nothing (no
-    die can: the probe's worst case), or with `held` as a die can rest tipped (`tipped_to_nadir_held`: leaning on
-    another die, or on a chip or a coin, drawn)."""
+    die can: the probe's worst case), or with `held` as a die can rest tipped (`synthetic_held.tipped_to_nadir_held`:
+    a chip or a coin under its raised edge, drawn, or wedged against another die)."""
+    def draw(rig: TableRig, rng: np.random.Generator) -> tuple[list[SceneDie], list, str]:
+        if held:
+            dice, supports = tipped_to_nadir_held(rig, rng)
+            return dice, supports, "chip or coin" if supports else "die"
+        return valid_with_one_tipped_to_nadir(rig, rng), [], "nothing"
+    return probe_one_cocked(n_throws, seed, split, games, throws_per_rig, draw)
+
+
+def probe_cocked_held(n_throws: int, seed: int, split: str = "unseen",
+                      games=("craps", "banca-francesa", "cussec"), throws_per_rig: int = 30) -> TippedProbe:
+    """Valid throws with one die cocked as real dice are (`synthetic_held.cocked_held`: wedged against a wall or the
+    dome's glass, tipped towards the table's middle, or its raised edge on a chip, a stack of chips or a coin, drawn),
+    read from one frame and judged, counted as `probe_tipped_to_nadir` counts."""
+    return probe_one_cocked(n_throws, seed, split, games, throws_per_rig, cocked_held)
+
+
+def probe_one_cocked(n_throws: int, seed: int, split: str, games, throws_per_rig: int, draw) -> TippedProbe:
+    """The probes' loop: `draw(rig, rng)` gives a throw's dice (one of them cocked), the supports to draw and what
+    holds the cocked die."""
     rng = np.random.default_rng(seed)
     out = TippedProbe()
     rigs: dict[str, tuple[TableRig, DiceReader, bool]] = {}
@@ -129,16 +149,13 @@ def probe_tipped_to_nadir(n_throws: int, seed: int, split: str = "unseen",
             reader = calibrated_reader(rig, rng)
             rigs[game] = rig, reader, service_refuses_felt(reader)
         rig, reader, felt_refused = rigs[game]
-        if held:
-            dice, supports = tipped_to_nadir_held(rig, rng)
-            holder = "chip or coin" if supports else "die"
-        else:
-            dice, supports, holder = valid_with_one_tipped_to_nadir(rig, rng), [], "nothing"
+        dice, supports, holder = draw(rig, rng)
         frame, truth = render(rig.scene(dice, rng, supports=supports), rng)
         reading = reader.read(frame)
         for t, d in match(reading, truth, reader.calibration.die_px):
             if t.pose == "cocked":
                 out.tipped += 1
+                out.named += d is not None and d.lie is Pose.COCKED
                 flat = d is not None and d.lie in (Pose.FLAT, Pose.TOUCHING)
                 out.seen_flat += flat
                 out.read += flat and d.is_read

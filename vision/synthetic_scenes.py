@@ -22,7 +22,7 @@ from .die_geometry import resting_rotation
 from .layouts import Layout, layout_for
 from .synthetic import Scene, SceneDie
 from .synthetic_looks import DieStyle, Look, random_look
-from .synthetic_supports import Support, random_support
+from .synthetic_supports import Support
 
 KINDS = ("valid", "cocked", "stacked", "overlapping", "touching", "off_table", "not_past_middle", "wall_bounce",
          "at_wall")
@@ -192,61 +192,6 @@ def valid_with_one_tipped_to_nadir(rig: TableRig, rng: np.random.Generator) -> l
     k = int(rng.integers(0, len(dice)))
     dice[k] = tipped_to_nadir(rig, float(dice[k].centre[0]), float(dice[k].centre[1]), rng)
     return dice
-
-
-# A die wedged against another's face, its raised edge pressed on it, stays tipped only through friction: at a
-# friction of 0.5 on the felt and on the other die from 13 degrees of tilt, at 0.4 from 21 (the moments about the edge
-# on the felt: mu_felt * (sin t + mu_die * cos t) >= (cos t - sin t) / 2). The probe wedges dice from 15 degrees.
-WEDGE_TILT = 15.0
-
-
-def tipped_to_nadir_held(rig: TableRig, rng: np.random.Generator, spread: float = 4.0
-                         ) -> tuple[list[SceneDie], list[Support]]:
-    """A valid throw's resting dice, one of them tipped towards the camera's foot as `tipped_to_nadir` tips it, held
-    there as a die can be. A cube tipped under 45 degrees falls back flat unless something holds its raised edge,
-    which lies on its side away from the camera's foot: a chip or a coin under it (drawn), or, from WEDGE_TILT, the
-    face of another die of the throw lying beyond it, which it is wedged against (half of the throws, where the tilt
-    allows). A die leaning towards a wall or another die at such a tilt is not held (it falls back away from
-    them), and the camera sits over the felt's middle, so the walls are never beyond a die tipped towards its foot.
-    Not for dome games: under the dome no chip nor coin lies, and the camera over its middle sees the dice at
-    angles under WEDGE_TILT. Returns the dice (the tipped one `cocked`, a die holding it `touching`) and the
-    supports to draw."""
-    if rig.layout.dome is not None:
-        raise ValueError(f"{rig.game}: no die rests tipped towards the camera's foot in a dome")
-    n = DICE_PER_GAME[rig.game]
-    d = rig.layout.die_mm
-    cx, cy, cz = (float(v) for v in rig.camera.position)
-    x0, y0, x1, y1 = area(rig)
-    m = 1.6 * d + 40.0  # room for what holds it (a chip reaches 40 mm past the die)
-    px, py = free_spots(rig, 1, rng, (x0 + m, y0 + m, x1 - m, y1 - m))[0]
-    away = math.atan2(py - cy, px - cx) if math.hypot(px - cx, py - cy) > 1e-6 else rng.uniform(0, 2 * math.pi)
-    ux, uy = math.cos(away), math.sin(away)
-    towards = away + math.pi
-    view = math.degrees(math.atan2(math.hypot(px - cx, py - cy), cz))
-    tilt = math.radians(max(8.0, view + rng.uniform(-spread, spread)))
-    rot = resting_rotation(int(rng.integers(1, 7)), towards + int(rng.integers(0, 4)) * math.pi / 2, tilt, towards)
-    tipped = placed(px, py, rot, rig.style, "cocked", d)
-    raised = tipped.corners()[np.argsort(tipped.corners()[:, 2])[2:4]]  # its raised bottom edge (tilt < 45)
-    ex, ey = raised[:, :2].mean(axis=0)
-    supports: list[Support] = []
-    held = [tipped]
-    if math.degrees(tilt) >= WEDGE_TILT and rng.random() < 0.5:
-        # The other die's face 0.2 mm past the raised edge, square to the direction away from the camera's foot.
-        quarter = int(rng.integers(0, 4)) * math.pi / 2
-        reach = 0.2 + d / 2.0
-        holder = placed(float(ex + ux * reach), float(ey + uy * reach),
-                        resting_rotation(int(rng.integers(1, 7)), away + quarter), rig.style, "touching", d)
-        held.append(holder)
-    else:
-        # The support's near rim lies `reach` under the die, where its bottom face is (d - reach) sin(tilt) high.
-        reach = float(rng.uniform(0.1, 0.3)) * d
-        probe = random_support(0.0, 0.0, (d - reach) * math.sin(tilt), rng)
-        along = probe.radius - reach * math.cos(tilt)
-        supports.append(Support(float(ex + ux * along), float(ey + uy * along), probe.radius, probe.height,
-                                probe.colour, probe.chip))
-    taken = [(float(die.centre[0]), float(die.centre[1])) for die in held] + [(s.x, s.y) for s in supports]
-    spots = free_spots(rig, n + len(taken) - len(held), rng, taken=taken)[len(taken):]
-    return held + [flat(rig, x, y, rng) for x, y in spots], supports
 
 
 def wall_places(rig: TableRig) -> list:

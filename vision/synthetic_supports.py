@@ -4,7 +4,7 @@ A die rests on an edge only when something holds it there: a wall, the dome's gl
 something small under its raised edge. The renderer's walls and dice are drawn already; a `Support` is the
 last of these, a cylinder lying on the felt, drawn with its shadow before the dice (a die resting on it
 hides the part under it). Used by the probe of dice tipped towards the camera's foot when the probe gives
-the tipped die what holds it (`synthetic_scenes.tipped_to_nadir_held`).
+the tipped die what holds it, and by the probe of cocked dice held as real dice are (`synthetic_held`).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from .camera_model import PinholeCamera
 CHIP_COLOURS = ((40, 40, 190), (60, 140, 40), (35, 35, 35), (160, 80, 30), (120, 40, 110), (40, 190, 220),
                 (160, 120, 230))
 COIN_COLOURS = ((70, 150, 190), (175, 175, 170))
+COIN_HEIGHT_MM = 3.0  # thicker than this, a support is a chip or a stack of them
 RIM_POINTS = 48
 SHIFT = 4  # OpenCV's fixed-point bits for the polygons (1/16 pixel)
 
@@ -41,9 +42,10 @@ class Support:
         return np.stack([self.x + self.radius * np.cos(t), self.y + self.radius * np.sin(t), np.full_like(t, z)], 1)
 
 
-def random_support(x: float, y: float, height: float, rng: np.random.Generator) -> Support:
-    """A chip (or a short stack of chips) half of the time, else a coin, of `height` mm, centred at (x, y)."""
-    if rng.random() < 0.5:
+def random_support(x: float, y: float, height: float, rng: np.random.Generator, coin: bool | None = None) -> Support:
+    """A chip (or a short stack of chips) or a coin, of `height` mm, centred at (x, y): a coin when `coin`, a chip when
+    not, either half of the time when None."""
+    if (rng.random() < 0.5) if coin is None else not coin:
         colour = CHIP_COLOURS[int(rng.integers(0, len(CHIP_COLOURS)))]
         return Support(x, y, float(rng.uniform(18.0, 20.0)), height, colour, chip=True)
     colour = COIN_COLOURS[int(rng.integers(0, len(COIN_COLOURS)))]

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
 from vision.calibration import calibrate
 from vision.dice_reader import DiceReader
-from vision.read_checks import (FLAT_ALONE, HEAD_NOT_FLAT, LEANING_SILHOUETTE, STACK_SILHOUETTE, STACK_SURE,
-                               SURELY_FLAT_ALONE, TOUCHING_FLAT, not_surely_flat, silhouette_ratio, stack_unsure)
+from vision.layouts import layout_for
+from vision.read_checks import (AT_WALL, AT_WALL_FLAT, FLAT_ALONE, HEAD_NOT_FLAT, LEANING_SILHOUETTE, STACK_SILHOUETTE,
+                               STACK_SURE, SURELY_FLAT_ALONE, TOUCHING_FLAT, at_wall, not_surely_flat,
+                               silhouette_ratio, stack_unsure)
 from vision.reading import Die, Pose
 from vision.pose import PoseContext
+from vision.dice_reader import ReaderSettings
 from vision.synthetic import render
 from vision.synthetic_scenes import random_rig, random_scene
 
@@ -35,6 +41,48 @@ def test_a_die_alone_larger_than_a_flat_die_is_read_only_when_surely_flat():
     assert not not_surely_flat(Pose.FLAT, 0.8, LEANING_SILHOUETTE)  # the silhouette of a flat die
     assert not not_surely_flat(Pose.FLAT, 0.8, None)  # not alone in its blob: the pose network decides
     assert not not_surely_flat(Pose.FLAT, None, big)  # no pose network (photos): nothing said here
+
+
+def test_a_die_at_a_wall_is_read_only_when_the_pose_network_finds_it_flat_surely():
+    """A cube tipped under 45 degrees is held only by something under or against its raised edge; a wall (or the
+    dome's glass) holds it wedged, tipped towards the table's middle, where the camera over the middle sees its top
+    face head-on (vision/synthetic_held.py). Tune looks, `probe_cocked_held` seed 9931: a banca francesa die wedged
+    at a wall read flat at P(flat) 0.865, a cussec die at the glass at 0.762, both published; seed 9941: 0.882."""
+    assert not_surely_flat(Pose.FLAT, AT_WALL_FLAT - 0.01, None, wall=True)
+    assert not not_surely_flat(Pose.FLAT, AT_WALL_FLAT, None, wall=True)
+    assert not_surely_flat(Pose.TOUCHING, AT_WALL_FLAT - 0.01, None, wall=True)  # stricter than TOUCHING_FLAT
+    assert AT_WALL_FLAT > TOUCHING_FLAT > FLAT_ALONE
+    big = LEANING_SILHOUETTE + 0.01
+    assert not_surely_flat(Pose.FLAT, SURELY_FLAT_ALONE - 0.01, big, wall=True)  # the stricter need holds
+    assert not not_surely_flat(Pose.COCKED, 0.1, None, wall=True)  # named tipped already: nothing said
+
+
+def test_at_a_wall_is_within_reach_of_a_wall_segment_or_the_dome_s_glass():
+    craps = SimpleNamespace(layout=layout_for("craps"))  # walls: y = 0, x = 700, y = 380; open at x = 0
+    d = craps.layout.die_mm
+    assert at_wall((350.0, AT_WALL * d - 0.1), craps) and at_wall((700.0 - AT_WALL * d + 0.1, 190.0), craps)
+    assert not at_wall((350.0, AT_WALL * d + 0.1), craps) and not at_wall((350.0, 190.0), craps)
+    assert not at_wall((5.0, 190.0), craps)  # the open edge towards the shooter holds nothing
+    assert not at_wall(None, craps)  # no calibration: no table position
+    cussec = SimpleNamespace(layout=layout_for("cussec"))
+    (cx, cy), r = cussec.layout.dome
+    dd = cussec.layout.die_mm
+    assert at_wall((cx + r - AT_WALL * dd + 0.1, cy), cussec) and not at_wall((cx, cy), cussec)
+
+
+def test_the_reader_declines_a_die_at_a_wall_the_pose_network_finds_only_fairly_flat(craps_rig):
+    """geometry_overrules: the same die and P(flat) 0.85, read in the felt's middle, declined at a wall (and it says
+    the P(flat) it needed, for frames that agree); with the setting off, read at the wall too."""
+    reader, d, found, frame, fg = flat_scene(craps_rig)
+    ctx = PoseContext(frame, fg, reader.calibration, reader.background)
+    found.pose_probs = np.array([0.85, 0.05, 0.05, 0.03, 0.02], np.float32)
+    middle = replace(d, table_xy=(450.0, 200.0))  # where flat_scene put it
+    assert not at_wall(middle.table_xy, reader.calibration) and reader.geometry_overrules(middle, found, ctx).sure
+    at = replace(d, table_xy=(450.0, 0.5 * reader.calibration.layout.die_mm))
+    out = reader.geometry_overrules(at, found, ctx)
+    assert not out.sure and out.needs_flat == AT_WALL_FLAT
+    reader.settings = ReaderSettings(wall_flat=False)
+    assert reader.geometry_overrules(at, found, ctx).sure
 
 
 def test_the_reader_declines_a_touching_die_the_pose_network_doubts(craps_rig):

@@ -10,9 +10,9 @@ import pytest
 from vision.calibration import detect_markers
 from vision.die_geometry import FACE_NORMALS, resting_rotation
 from vision.synthetic import SceneDie, add_noise, render
-from vision.synthetic_scenes import (KINDS, WEDGE_TILT, random_rig, random_scene, throw_track, tipped_to_nadir,
-                                     tipped_to_nadir_held)
-from vision.synthetic_supports import Support
+from vision.synthetic_held import WEDGE_TILT, cocked_held, tipped_to_nadir_held
+from vision.synthetic_scenes import KINDS, random_rig, random_scene, throw_track, tipped_to_nadir
+from vision.synthetic_supports import COIN_HEIGHT_MM, Support
 
 
 def test_opposite_faces_sum_to_seven():
@@ -85,19 +85,29 @@ def test_every_kind_of_scene_gives_its_truth():
 
 def gap_to_wall(die: SceneDie, layout) -> float:
     """How far (mm) the die's nearest corner is from the wall or dome it rests against; negative when through it."""
+    return nearest_wall(die, layout)[0]
+
+
+def nearest_wall(die: SceneDie, layout) -> tuple[float, np.ndarray, int]:
+    """The gap (mm) from the die's nearest corner to the wall or dome it rests against (negative when through it),
+    that wall's direction into the table there (a unit vector) and which corner is nearest."""
     xy = die.corners()[:, :2]
     if layout.dome:
         (cx, cy), r = layout.dome
-        return float(r - np.hypot(xy[:, 0] - cx, xy[:, 1] - cy).max())
+        out = np.hypot(xy[:, 0] - cx, xy[:, 1] - cy)
+        k = int(np.argmax(out))
+        return float(r - out[k]), -(xy[k] - (cx, cy)) / out[k], k
     w, h = layout.felt_mm
-    gaps = []
+    best = None
     for a, b in layout.walls:
         a, b = np.array(a), np.array(b)
         n = np.array([b[1] - a[1], a[0] - b[0]]) / np.linalg.norm(b - a)
         if n @ (np.array([w / 2, h / 2]) - a) < 0:
             n = -n  # into the table
-        gaps.append(float(((xy - a) @ n).min()))
-    return min(gaps)
+        k = int(np.argmin((xy - a) @ n))
+        if best is None or float((xy[k] - a) @ n) < best[0]:
+            best = (float((xy[k] - a) @ n), n, k)
+    return best
 
 
 @pytest.mark.parametrize("game", ["craps", "banca-francesa", "cussec", "paikao"])
@@ -150,6 +160,20 @@ def bottom_face(die: SceneDie) -> tuple[np.ndarray, np.ndarray]:
     return die.centre + down * die.size_mm / 2.0, -down
 
 
+def assert_holds(s: Support, die: SceneDie, away: np.ndarray) -> None:
+    """The support's near rim, at its height, lies on the die's bottom face (the die's raised edge rests on it, its
+    centre between that rim and the edge on the felt), and the support reaches out beyond the raised edge along
+    `away` (a unit vector)."""
+    corners = die.corners()
+    raised = corners[np.argsort(corners[:, 2])[2:4]]
+    centre = np.array([s.x, s.y])
+    near = centre - away * s.radius
+    point, normal = bottom_face(die)
+    assert float((np.array([*near, s.height]) - point) @ normal) == pytest.approx(0.0, abs=0.3)
+    assert 0.0 < s.height < float(raised[:, 2].mean())
+    assert float((centre + away * s.radius - raised[:, :2].mean(axis=0)) @ away) > 5.0
+
+
 @pytest.mark.parametrize("game, seed, wedged", [("craps", 12, True), ("banca-francesa", 11, False)])
 def test_a_die_tipped_to_the_nadir_is_held_by_a_chip_or_coin_under_its_raised_edge_or_wedged(game, seed, wedged):
     """`tipped_to_nadir_held`: the die is tipped towards the camera's foot as `tipped_to_nadir` tips it, one edge on
@@ -174,14 +198,7 @@ def test_a_die_tipped_to_the_nadir_is_held_by_a_chip_or_coin_under_its_raised_ed
             kinds.add("support")
             (s,) = supports
             assert isinstance(s, Support) and not any(d.pose == "touching" for d in dice)
-            centre = np.array([s.x, s.y])
-            near = centre - (centre - die.centre[:2]) / np.linalg.norm(centre - die.centre[:2]) * s.radius
-            point, normal = bottom_face(die)
-            # the near rim at the support's height lies on the die's bottom face
-            assert float((np.array([*near, s.height]) - point) @ normal) == pytest.approx(0.0, abs=0.3)
-            assert 0.0 < s.height < float(raised[:, 2].mean())
-            # it reaches past the raised edge, away from the camera's foot
-            assert float((centre + away * s.radius - raised[:, :2].mean(axis=0)) @ away) > 5.0
+            assert_holds(s, die, away)
         else:
             kinds.add("die")
             assert die.tilt_deg >= WEDGE_TILT - 1e-6
@@ -200,9 +217,43 @@ def test_a_tipped_die_is_never_held_in_a_dome():
         tipped_to_nadir_held(rig, rng)
 
 
+@pytest.mark.parametrize("game, seed", [("craps", 21), ("banca-francesa", 22), ("cussec", 23)])
+def test_a_cocked_die_is_held_wedged_at_a_wall_or_on_a_chip_or_coin(game, seed):
+    """`cocked_held`: the cocked die comes first, one edge on the felt, tipped 15-40 degrees; at a wall (in a dome,
+    always the glass) its raised edge is the die's nearest part to it, 0.2 mm off (1 mm off the glass), and it is
+    tipped away from it, into the table; else a chip or a coin lies under its raised edge (a coin only up to
+    COIN_HEIGHT_MM). The game's count of dice is kept."""
+    rng = np.random.default_rng(seed)
+    rig = random_rig(game, rng)
+    holders = set()
+    for _ in range(40):
+        dice, supports, holder = cocked_held(rig, rng)
+        die = dice[0]
+        holders.add(holder)
+        assert die.pose == "cocked" and all(d.pose == "flat" for d in dice[1:])
+        assert len(dice) == {"craps": 2, "banca-francesa": 3, "cussec": 3}[game]
+        corners = die.corners()
+        assert corners[:, 2].min() == pytest.approx(0.0, abs=1e-9) and 15.0 - 1e-6 <= die.tilt_deg <= 40.0 + 1e-6
+        top = die.rotation @ np.array(FACE_NORMALS[die.top_value], float)
+        raised = corners[np.argsort(corners[:, 2])[2:4]]
+        if holder == "chip or coin":
+            (s,) = supports
+            away = -top[:2] / np.linalg.norm(top[:2])
+            assert_holds(s, die, away)
+            assert s.chip or s.height <= COIN_HEIGHT_MM
+            continue
+        assert not supports and holder == ("dome" if game == "cussec" else "wall")
+        gap, inward, k = nearest_wall(die, rig.layout)
+        # a wall 0.2 mm off; the glass 1 mm off a tangent to it, which curves in to the edge's ends: under 1 mm
+        assert 0.0 < gap <= 1.0 + 1e-6 if holder == "dome" else gap == pytest.approx(0.2, abs=1e-6)
+        assert corners[k, 2] > 1.0 and any(np.allclose(corners[k], c) for c in raised)  # the raised edge touches it
+        assert float(top[:2] @ inward) > 0.9 * np.linalg.norm(top[:2])  # tipped away from it, into the table
+    assert holders == ({"dome"} if game == "cussec" else {"wall", "chip or coin"})
+
+
 def test_a_chip_is_drawn_with_its_shadow_and_hidden_where_a_die_rests_on_it():
-    """The renderer draws a support: the chip's colour where its top face is seen, darker felt in its shadow, and
-    the die over it where the die rests on it."""
+    """The renderer draws a support: the chip's colour where its top face is seen, the die over it where the die
+    rests on it."""
     for rig, dice, supports in held_throws("banca-francesa", 4, 12):
         if supports:
             break
