@@ -21,7 +21,7 @@ from vision.dataset import DEVELOPMENT, DICE_TOPDOWN_ERRATA, HELD_BACK, load_err
 from vision.dice_reader import DiceReader
 from vision.evaluation import evaluate
 from vision.synthetic import render
-from vision.synthetic_eval import evaluate_synthetic, probe_lamp_places, probe_tipped_to_nadir
+from vision.synthetic_eval import evaluate_synthetic, probe_cocked_held, probe_lamp_places, probe_tipped_to_nadir
 from vision.synthetic_scenes import random_rig, random_scene
 
 DATASET = Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "dice-topdown"
@@ -183,6 +183,36 @@ def test_bench_dice_tipped_towards_the_camera_s_foot_held_unseen_looks():
             total[i] += n
     print(f"held tipped probe, all seeds: wrong results {total[0]} of {total[1]}; on the tables the service runs "
           f"{total[0] - total[2]} of {total[1] - total[3]}")
+
+
+COCKED_HELD_SEEDS = (607, 613)  # first used 2026-12-06 (thirtieth session), after the wall rule was chosen on tune seeds
+
+
+def test_bench_cocked_dice_held_as_real_dice_are_unseen_looks():
+    """Dice cocked as a real table shows them (vision.synthetic_held.cocked_held): wedged against a wall or the
+    dome's glass, tipped towards the table's middle (the camera then sees the top face head-on), or with the raised
+    edge on a chip, a stack of chips or a coin. One in each of 300 valid throws a seed (craps, banca francesa, cussec
+    in turn), unseen looks, one frame. Banca francesa and cussec void a cocked die (Portugal 1995 IV.8, VII.6); craps
+    reads its most exposed face (Macau 2010 Art. 3): a value other than that face is a wrong result there."""
+    total = [0, 0, 0, 0, 0, 0]
+    for seed in COCKED_HELD_SEEDS:
+        t0 = time.perf_counter()
+        p = probe_cocked_held(300, seed=seed, split="unseen")
+        holders = ", ".join(f"{name} {valid} of {n}" for name, (n, valid) in sorted(p.by_holder.items()))
+        verdicts = ", ".join(f"{k} {n}" for k, n in sorted(p.verdicts.items()))
+        print(f"\ncocked dice held as real dice are, UNSEEN looks, seed {seed}, 300 throws, one frame, "
+              f"{time.perf_counter() - t0:.0f} s: named cocked {p.named} of {p.tipped} ({p.named / p.tipped:.1%}), "
+              f"seen flat {p.seen_flat}, read {p.read}, {p.read_wrong} read other than their most exposed face; "
+              f"banca francesa and cussec throws judged valid (wrong): {p.published} of {p.voiding} (by what holds "
+              f"the die: {holders}; verdicts: {verdicts}); on the tables the service runs "
+              f"{p.published - p.felt_refused_published} of {p.voiding - p.felt_refused}; the other dice read right "
+              f"{p.flat_right} of {p.flat}")
+        assert p.tipped == 300 and p.voiding == 200 and p.flat == 100 * 1 + 200 * 2
+        for i, n in enumerate((p.named, p.tipped, p.published, p.voiding, p.felt_refused_published, p.felt_refused)):
+            total[i] += n
+    print(f"cocked dice held, all seeds: named cocked {total[0]} of {total[1]} ({total[0] / total[1]:.1%}); wrong "
+          f"results {total[2]} of {total[3]}; on the tables the service runs {total[2] - total[4]} of "
+          f"{total[3] - total[5]}")
 
 
 FELT_SEEDS = {"tune": 71, "random": 72, "unseen": 73}  # first used 2026-12-06 (twenty-seventh session)
