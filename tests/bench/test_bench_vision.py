@@ -124,6 +124,14 @@ def test_bench_rendered_tables_unseen_looks_three_agreed_reads():
 # (twenty-seventh session), to check a rule chosen on tune probes (not adopted: docs/vision.md), and kept here since:
 # the looks are drawn per table, so one seed's 30 tables give a figure that varies from seed to seed (7, 24, 10 of 200).
 # 571 and 577 first used in the twenty-eighth session (3 and 4 of 200), nothing changed in the reader since.
+def probe_each(seeds, run):
+    """Each seed with its probe, `run(seed)`, and the seconds the probe took."""
+    for seed in seeds:
+        t0 = time.perf_counter()
+        p = run(seed)
+        yield seed, p, time.perf_counter() - t0
+
+
 TIPPED_SEEDS = (379, 563, 569, 571, 577)
 
 
@@ -134,11 +142,9 @@ def test_bench_dice_tipped_towards_the_camera_s_foot_unseen_looks():
     cocked die (Portugal 1995 IV.8 and VII.6: `ThrowRules.cocked_void`), so a throw of theirs judged valid is a wrong
     result."""
     total: dict[str, int] = {}
-    for seed in TIPPED_SEEDS:
-        t0 = time.perf_counter()
-        p = probe_tipped_to_nadir(300, seed=seed, split="unseen")
+    for seed, p, took in probe_each(TIPPED_SEEDS, lambda seed: probe_tipped_to_nadir(300, seed=seed, split="unseen")):
         print(f"\ndice tipped towards the camera's foot, UNSEEN looks, seed {seed}, 300 throws, one frame, "
-              f"{time.perf_counter() - t0:.0f} s: seen flat {p.seen_flat} of {p.tipped} "
+              f"{took:.0f} s: seen flat {p.seen_flat} of {p.tipped} "
               f"({p.seen_flat / p.tipped:.1%}), read {p.read} ({p.read_wrong} other than their most exposed face); "
               f"banca francesa and cussec throws judged valid (wrong): "
               f"{p.published} of {p.voiding}; "
@@ -155,28 +161,33 @@ def test_bench_dice_tipped_towards_the_camera_s_foot_unseen_looks():
           f"{total['voiding'] - total['refused']}")
 
 
+def held_detail(p) -> str:
+    """What the probes of held dice print alike: the throws that must be void by what held the die and by verdict,
+    those of the tables the service runs, and the other dice of the throws."""
+    holders = ", ".join(f"{name} {valid} of {n}" for name, (n, valid) in sorted(p.by_holder.items()))
+    verdicts = ", ".join(f"{k} {n}" for k, n in sorted(p.verdicts.items()))
+    return (f"(by what holds the die: {holders}; verdicts: {verdicts}); on the tables the service runs "
+            f"{p.published - p.felt_refused_published} of {p.voiding - p.felt_refused}; the other dice read right "
+            f"{p.flat_right} of {p.flat}")
+
+
 HELD_SEEDS = (599, 601)  # first used 2026-12-06 (thirtieth session), after the probe's design was fixed on tune seeds
 
 
 def test_bench_dice_tipped_towards_the_camera_s_foot_held_unseen_looks():
     """The same tipped die, held as a die can be: a cube tipped under 45 degrees falls back flat unless something
-    holds its raised edge (vision.synthetic_scenes.tipped_to_nadir_held: a chip or a coin under it, drawn, or from 15
+    holds its raised edge (vision.synthetic_held.tipped_to_nadir_held: a chip or a coin under it, drawn, or from 15
     degrees another die it is wedged against). Craps and banca francesa in turn (no chip lies under a dome), 300
     throws a seed, unseen looks, one frame; a banca francesa throw judged valid is a wrong result (Portugal 1995
     IV.8(a): a die cocked, or touching something that is not a die, voids the throw)."""
     total = [0, 0, 0, 0]
-    for seed in HELD_SEEDS:
-        t0 = time.perf_counter()
-        p = probe_tipped_to_nadir(300, seed=seed, split="unseen", games=("craps", "banca-francesa"), held=True)
-        holders = ", ".join(f"{name} {valid} of {n}" for name, (n, valid) in sorted(p.by_holder.items()))
-        verdicts = ", ".join(f"{k} {n}" for k, n in sorted(p.verdicts.items()))
+    def held(seed: int):
+        return probe_tipped_to_nadir(300, seed=seed, split="unseen", games=("craps", "banca-francesa"), held=True)
+    for seed, p, took in probe_each(HELD_SEEDS, held):
         print(f"\ndice tipped towards the camera's foot, HELD (chip, coin or wedged), UNSEEN looks, seed {seed}, 300 "
-              f"throws, one frame, {time.perf_counter() - t0:.0f} s: seen flat {p.seen_flat} of {p.tipped}, read "
+              f"throws, one frame, {took:.0f} s: seen flat {p.seen_flat} of {p.tipped}, read "
               f"{p.read}, {p.read_wrong} read other than their most exposed face; banca francesa throws judged "
-              f"valid (wrong): {p.published} of {p.voiding} (by what holds the "
-              f"die: {holders}; verdicts: {verdicts}); on the tables the service runs "
-              f"{p.published - p.felt_refused_published} of {p.voiding - p.felt_refused}; the other dice read right "
-              f"{p.flat_right} of {p.flat}")
+              f"valid (wrong): {p.published} of {p.voiding} {held_detail(p)}")
         assert p.tipped == 300 and p.voiding == 150 and p.flat == 150 * 1 + 150 * 2
         assert sum(n for n, _ in p.by_holder.values()) == p.voiding
         for i, n in enumerate((p.published, p.voiding, p.felt_refused_published, p.felt_refused)):
@@ -195,18 +206,11 @@ def test_bench_cocked_dice_held_as_real_dice_are_unseen_looks():
     in turn), unseen looks, one frame. Banca francesa and cussec void a cocked die (Portugal 1995 IV.8, VII.6); craps
     reads its most exposed face (Macau 2010 Art. 3): a value other than that face is a wrong result there."""
     total = [0, 0, 0, 0, 0, 0]
-    for seed in COCKED_HELD_SEEDS:
-        t0 = time.perf_counter()
-        p = probe_cocked_held(300, seed=seed, split="unseen")
-        holders = ", ".join(f"{name} {valid} of {n}" for name, (n, valid) in sorted(p.by_holder.items()))
-        verdicts = ", ".join(f"{k} {n}" for k, n in sorted(p.verdicts.items()))
+    for seed, p, took in probe_each(COCKED_HELD_SEEDS, lambda seed: probe_cocked_held(300, seed=seed, split="unseen")):
         print(f"\ncocked dice held as real dice are, UNSEEN looks, seed {seed}, 300 throws, one frame, "
-              f"{time.perf_counter() - t0:.0f} s: named cocked {p.named} of {p.tipped} ({p.named / p.tipped:.1%}), "
+              f"{took:.0f} s: named cocked {p.named} of {p.tipped} ({p.named / p.tipped:.1%}), "
               f"seen flat {p.seen_flat}, read {p.read}, {p.read_wrong} read other than their most exposed face; "
-              f"banca francesa and cussec throws judged valid (wrong): {p.published} of {p.voiding} (by what holds "
-              f"the die: {holders}; verdicts: {verdicts}); on the tables the service runs "
-              f"{p.published - p.felt_refused_published} of {p.voiding - p.felt_refused}; the other dice read right "
-              f"{p.flat_right} of {p.flat}")
+              f"banca francesa and cussec throws judged valid (wrong): {p.published} of {p.voiding} {held_detail(p)}")
         assert p.tipped == 300 and p.voiding == 200 and p.flat == 100 * 1 + 200 * 2
         for i, n in enumerate((p.named, p.tipped, p.published, p.voiding, p.felt_refused_published, p.felt_refused)):
             total[i] += n
