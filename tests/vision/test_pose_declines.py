@@ -9,14 +9,13 @@ import numpy as np
 import pytest
 
 from vision.calibration import calibrate
-from vision.dice_reader import DiceReader
+from vision.dice_reader import DiceReader, ReaderSettings
 from vision.layouts import layout_for
 from vision.read_checks import (AT_WALL, AT_WALL_FLAT, FLAT_ALONE, HEAD_NOT_FLAT, LEANING_SILHOUETTE, STACK_SILHOUETTE,
                                STACK_SURE, SURELY_FLAT_ALONE, TOUCHING_FLAT, at_wall, not_surely_flat,
                                silhouette_ratio, stack_unsure)
 from vision.reading import Die, Pose
 from vision.pose import PoseContext
-from vision.dice_reader import ReaderSettings
 from vision.synthetic import render
 from vision.synthetic_scenes import random_rig, random_scene
 

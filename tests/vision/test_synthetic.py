@@ -171,6 +171,8 @@ def assert_holds(s: Support, die: SceneDie, away: np.ndarray) -> None:
     point, normal = bottom_face(die)
     assert float((np.array([*near, s.height]) - point) @ normal) == pytest.approx(0.0, abs=0.3)
     assert 0.0 < s.height < float(raised[:, 2].mean())
+    pivot = corners[np.argsort(corners[:, 2])[:2], :2].mean(axis=0)
+    assert 0.0 < float((die.centre[:2] - pivot) @ away) < float((near - pivot) @ away)  # it rests there, stable
     assert float((centre + away * s.radius - raised[:, :2].mean(axis=0)) @ away) > 5.0
 
 
