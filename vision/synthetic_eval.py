@@ -17,6 +17,7 @@ from .at_rest import agree
 from .calibration import calibrate
 from .dice_reader import DiceReader
 from .felt_check import unvalidated_felt
+from .layouts import layout_for
 from .reading import Pose, Reading
 from .synthetic import SceneDie, render
 from .synthetic_held import cocked_held, tipped_to_nadir_held
@@ -111,15 +112,22 @@ class TippedProbe:
     verdicts: dict[str, int] = field(default_factory=dict)
 
 
-def probe_tipped_to_nadir(n_throws: int, seed: int, split: str = "unseen",
-                          games=("craps", "banca-francesa", "cussec"), throws_per_rig: int = 30,
+def probe_tipped_to_nadir(n_throws: int, seed: int, split: str = "unseen", games=None, throws_per_rig: int = 30,
                           held: bool = False) -> TippedProbe:
     """Valid throws with one die tipped towards the camera's foot by about its view angle (`tipped_to_nadir`: it
     shows no side face, as a flat die under the camera), read from one frame and judged: how often that die is
     taken for flat and read, and how often a game that voids a cocked die publishes the throw valid. The games take
     turns; each gets a new rig every `throws_per_rig` throws. The tipped die rests on bare felt, held by nothing (no
     die can: the probe's worst case), or with `held` as a die can rest tipped (`synthetic_held.tipped_to_nadir_held`:
-    a chip or a coin under its raised edge, drawn, or wedged against another die)."""
+    a chip or a coin under its raised edge, drawn, or wedged against another die). `games` default: craps, banca
+    francesa and cussec; held, craps and banca francesa (nothing holds such a die in a dome: a dome game is refused)."""
+    if games is None:
+        games = ("craps", "banca-francesa") if held else ("craps", "banca-francesa", "cussec")
+    domed = [g for g in games if held and layout_for(g).dome is not None]
+    if domed:
+        raise ValueError(f"held dice tipped towards the camera's foot: nothing holds them in a dome "
+                         f"({', '.join(domed)})")
+
     def draw(rig: TableRig, rng: np.random.Generator) -> tuple[list[SceneDie], list, str]:
         if held:
             dice, supports = tipped_to_nadir_held(rig, rng)

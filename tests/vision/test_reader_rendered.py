@@ -254,9 +254,11 @@ def test_the_probe_of_dice_tipped_to_the_camera_s_foot_counts_each_die_and_throw
 def test_the_probe_of_tipped_dice_held_counts_what_holds_each_one():
     """`probe_tipped_to_nadir(held=True)`: the tipped die held by a chip, a coin or a die it is wedged against
     (`tipped_to_nadir_held`); banca francesa's throws counted by what holds the die, with their verdicts."""
-    p = probe_tipped_to_nadir(6, seed=5, split="tune", games=("craps", "banca-francesa"), held=True)
+    p = probe_tipped_to_nadir(6, seed=5, split="tune", held=True)  # craps and banca francesa by default
     assert p.tipped == 6 and p.voiding == 3 and p.flat == 3 * 1 + 3 * 2  # craps 2 dice, banca francesa 3
     assert set(p.by_holder) <= {"die", "chip or coin"}
     assert sum(n for n, _ in p.by_holder.values()) == p.voiding
     assert sum(k for _, k in p.by_holder.values()) == p.published == p.verdicts.get("valid", 0)
     assert sum(p.verdicts.values()) == p.voiding
+    with pytest.raises(ValueError, match="dome.*cussec"):
+        probe_tipped_to_nadir(6, seed=5, split="tune", games=("craps", "cussec"), held=True)
