@@ -132,10 +132,11 @@ def visible_faces(cam: PinholeCamera, die: SceneDie) -> list[tuple[float, int]]:
     return out
 
 
-def draw_shadows(out: np.ndarray, cam: PinholeCamera, dice: list[SceneDie], light: np.ndarray) -> None:
+def draw_shadows(out: np.ndarray, cam: PinholeCamera, bodies: list[np.ndarray], light: np.ndarray) -> None:
+    """The shadow the key light (`light`, a unit vector towards it) casts on the felt of each body, given by the points
+    (mm, N x 3) whose hull it is: a die's corners, a chip's rims."""
     mask = np.zeros(out.shape[:2], np.float32)
-    for die in dice:
-        c = die.corners()
+    for c in bodies:
         ground = c - light[None, :] * (c[:, 2:3] / light[2])
         ground[:, 2] = 0.0
         hull = cv2.convexHull(cam.project(ground).astype(np.float32)).astype(np.int32)
@@ -176,7 +177,7 @@ def render(scene: Scene, rng: np.random.Generator) -> tuple[np.ndarray, list[Tru
                               borderMode=cv2.BORDER_CONSTANT, borderValue=(30, 30, 30)).astype(np.float32)
     if scene.look.wall_mm > 0:
         draw_walls(out, cam, scene.layout, scene.look, light)
-    draw_shadows(out, cam, scene.dice, light)
+    draw_shadows(out, cam, [die.corners() for die in scene.dice] + [s.outline() for s in scene.supports], light)
     draw_supports(out, cam, scene.supports, light)
     faces = [(depth, i, value) for i, die in enumerate(scene.dice) for depth, value in visible_faces(cam, die)]
     for _, i, value in sorted(faces, reverse=True):

@@ -2,7 +2,7 @@
 
 A die rests on an edge only when something holds it there: a wall, the dome's glass, another die, or
 something small under its raised edge. The renderer's walls and dice are drawn already; a `Support` is the
-last of these, a cylinder lying on the felt, drawn with its shadow before the dice (a die resting on it
+last of these, a cylinder lying on the felt, drawn after the shadows and before the dice (a die resting on it
 hides the part under it). Used by the probe of dice tipped towards the camera's foot when the probe gives
 the tipped die what holds it, and by the probe of cocked dice held as real dice are (`synthetic_held`).
 """
@@ -37,9 +37,15 @@ class Support:
     colour: tuple[int, int, int]
     chip: bool = True
 
-    def rim(self, z: float) -> np.ndarray:
+    def rim(self, z: float, share: float = 1.0) -> np.ndarray:
+        """Points (mm) of the circle at height `z` and `share` of its radius."""
         t = np.linspace(0.0, 2.0 * math.pi, RIM_POINTS, endpoint=False)
-        return np.stack([self.x + self.radius * np.cos(t), self.y + self.radius * np.sin(t), np.full_like(t, z)], 1)
+        r = share * self.radius
+        return np.stack([self.x + r * np.cos(t), self.y + r * np.sin(t), np.full_like(t, z)], 1)
+
+    def outline(self) -> np.ndarray:
+        """Its bottom and top rims: the points whose hull it is (its shadow: synthetic.draw_shadows)."""
+        return np.vstack([self.rim(0.0), self.rim(self.height)])
 
 
 def random_support(x: float, y: float, height: float, rng: np.random.Generator, coin: bool | None = None) -> Support:
@@ -57,25 +63,15 @@ def _polygon(cam: PinholeCamera, points: np.ndarray) -> np.ndarray:
 
 
 def draw_supports(out: np.ndarray, cam: PinholeCamera, supports: list[Support], light: np.ndarray) -> None:
-    """Each support's shadow on the felt, then its side and its top face shaded by the key light (`light`, a unit
-    vector towards it); a chip gets light spots on its edge and a ring on its top, as casino chips have."""
-    if not supports:
-        return
-    shadow = np.zeros(out.shape[:2], np.float32)
-    for s in supports:
-        top = s.rim(s.height)
-        ground = top - light[None, :] * (top[:, 2:3] / light[2])
-        ground[:, 2] = 0.0
-        hull = cv2.convexHull(np.vstack([_polygon(cam, ground), _polygon(cam, s.rim(0.0))]))
-        cv2.fillConvexPoly(shadow, hull, 1.0, cv2.LINE_AA, shift=SHIFT)
-    shadow = cv2.GaussianBlur(shadow, (0, 0), 3.0)
-    out *= (1.0 - 0.4 * shadow)[..., None]
+    """Each support's side and top face, the top shaded by the key light (`light`, a unit vector towards it); a chip
+    gets light spots on its edge and a ring on its top, as casino chips have. (Their shadows are the dice's:
+    synthetic.draw_shadows.)"""
+    lit = 0.35 + 0.7 * max(0.0, float(light[2]))
     for s in supports:
         colour = np.array(s.colour, np.float32)
-        top, bottom = _polygon(cam, s.rim(s.height)), _polygon(cam, s.rim(0.0))
-        side = cv2.convexHull(np.vstack([top, bottom]))
+        top = _polygon(cam, s.rim(s.height))
+        side = cv2.convexHull(_polygon(cam, s.outline()))
         cv2.fillConvexPoly(out, side, tuple(float(c) for c in colour * 0.55), cv2.LINE_AA, shift=SHIFT)
-        lit = 0.35 + 0.7 * max(0.0, float(light[2]))
         cv2.fillConvexPoly(out, top, tuple(float(c) for c in np.minimum(colour * lit, 255.0)), cv2.LINE_AA,
                            shift=SHIFT)
         if s.chip:
@@ -85,5 +81,4 @@ def draw_supports(out: np.ndarray, cam: PinholeCamera, supports: list[Support], 
                 arc = [(s.x + f * s.radius * math.cos(a), s.y + f * s.radius * math.sin(a), s.height)
                        for f, a in ((1.0, a0), (1.0, a1), (0.82, a1), (0.82, a0))]
                 cv2.fillConvexPoly(out, _polygon(cam, np.array(arc)), spot, cv2.LINE_AA, shift=SHIFT)
-            inner = Support(s.x, s.y, 0.62 * s.radius, s.height, s.colour)
-            cv2.polylines(out, [_polygon(cam, inner.rim(s.height))], True, spot, 1, cv2.LINE_AA, shift=SHIFT)
+            cv2.polylines(out, [_polygon(cam, s.rim(s.height, 0.62))], True, spot, 1, cv2.LINE_AA, shift=SHIFT)
