@@ -9,6 +9,7 @@ results, the verdict of each kind of throw with its reason). Tables take their l
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -20,8 +21,9 @@ from .felt_check import unvalidated_felt
 from .layouts import layout_for
 from .reading import Pose, Reading
 from .synthetic import SceneDie, render
-from .synthetic_held import cocked_held, tipped_to_nadir_held
-from .synthetic_scenes import TableRig, random_rig, random_scene, throw_track, valid_with_one_tipped_to_nadir
+from .synthetic_held import chip_beside, cocked_held, tipped_to_nadir_held
+from .synthetic_scenes import (DICE_PER_GAME, TableRig, flat, free_spots, random_rig, random_scene, throw_track,
+                               valid_with_one_tipped_to_nadir)
 from .synthetic_score import EXPECTED, SyntheticScore, add, match
 from .throw_watch import locate
 from .throw_judge import judge, rules_for
@@ -257,4 +259,57 @@ def probe_lamp_places(n_throws: int, seed: int, split: str = "unseen", games=("c
             counts.valid += valid
             counts.wrong_published += valid and wrong
     out.places += sum(len(learning.lamp_spots.learned()) for _, learning, _ in tables.values())
+    return out
+
+
+@dataclass(slots=True)
+class FlatCounts:
+    """Flat dice of `probe_chip_beside`: how many, read with their value, read with another."""
+
+    dice: int = 0
+    right: int = 0
+    wrong: int = 0
+
+
+@dataclass(slots=True)
+class ChipProbe:
+    """What `probe_chip_beside` counts: flat dice within 3 die edges of a chip or coin, the other flat dice, and the
+    throws judged valid (with a die read wrong: a wrong result)."""
+
+    by_chip: FlatCounts = field(default_factory=FlatCounts)
+    other: FlatCounts = field(default_factory=FlatCounts)
+    valid: int = 0
+    wrong_published: int = 0
+
+
+def probe_chip_beside(n_throws: int, seed: int, split: str = "unseen", games=("craps", "banca-francesa"),
+                      throws_per_rig: int = 30) -> ChipProbe:
+    """Valid throws, every die flat, a chip or a coin lying 0.5-6 mm beside one of them in most (`chip_beside`), as
+    chips lie about a craps layout: how often the dice by it are read, against the others; one frame, judged."""
+    rng = np.random.default_rng(seed)
+    out = ChipProbe()
+    rigs: dict[str, tuple[TableRig, DiceReader]] = {}
+    for i in range(n_throws):
+        game = games[i % len(games)]
+        if game not in rigs or i % throws_per_rig < len(games):
+            rig = random_rig(game, rng, split=split)
+            rigs[game] = rig, calibrated_reader(rig, rng)
+        rig, reader = rigs[game]
+        dice = [flat(rig, x, y, rng) for x, y in free_spots(rig, DICE_PER_GAME[game], rng)]
+        supports = chip_beside(rig, dice, rng)
+        frame, truth = render(rig.scene(dice, rng, supports=supports), rng)
+        reading = reader.read(frame)
+        die_px = reader.calibration.die_px
+        chips = [rig.camera.project(np.array([[s.x, s.y, 0.0]]))[0] for s in supports]
+        wrong = False
+        for t, d in match(reading, truth, die_px):
+            counts = out.by_chip if any(math.hypot(t.x - u, t.y - v) < 3.0 * die_px for u, v in chips) else out.other
+            counts.dice += 1
+            counts.right += d is not None and d.is_read and d.value == t.value
+            misread = d is not None and d.is_read and d.value != t.value
+            counts.wrong += misread
+            wrong |= misread
+        valid = judge(reading, rules_for(game), reader.calibration).valid
+        out.valid += valid
+        out.wrong_published += valid and wrong
     return out

@@ -122,3 +122,30 @@ def cocked_held(rig: TableRig, rng: np.random.Generator, tilt_range: tuple[float
     die = placed(px, py, rot, rig.style, "cocked", d)
     supports = [support_under(die, tilt, (-math.cos(towards), -math.sin(towards)), rng)]
     return rest_of_throw(rig, [die], supports, rng), supports, "chip or coin"
+
+
+def chip_beside(rig: TableRig, dice: list[SceneDie], rng: np.random.Generator, supports: list[Support] = ()
+                ) -> list[Support]:
+    """A chip, a short stack of chips or a coin lying on the felt 0.5-6 mm beside one of the flat dice, as chips lie
+    about a real layout: for training, so that a network taught dice held up by chips does not learn that a chip by a
+    die means it is tipped, clear of the other dice and of `supports`. None in a dome (no chip lies under it), nor when
+    no place is free (20 tries)."""
+    flat_dice = [die for die in dice if die.pose in ("flat", "touching")]
+    if rig.layout.dome is not None or not flat_dice:
+        return []
+    d = rig.layout.die_mm
+    x0, y0, x1, y1 = area(rig)
+    die = flat_dice[int(rng.integers(0, len(flat_dice)))]
+    coin = bool(rng.random() < 0.5)
+    height = float(rng.uniform(2.0, COIN_HEIGHT_MM)) if coin else 3.3 * int(rng.integers(1, 5))
+    for _ in range(20):
+        a = rng.uniform(0, 2 * math.pi)
+        kind = random_support(0.0, 0.0, height, rng, coin=coin)
+        reach = kind.radius + 0.75 * d  # 0.75 die edges: past the die's corners, however it is turned
+        dist = reach + float(rng.uniform(0.5, 6.0))
+        x, y = float(die.centre[0] + dist * math.cos(a)), float(die.centre[1] + dist * math.sin(a))
+        clear = (all(math.hypot(x - o.centre[0], y - o.centre[1]) >= reach + 0.5 for o in dice if o is not die)
+                 and all(math.hypot(x - s.x, y - s.y) >= kind.radius + s.radius + 0.5 for s in supports))
+        if clear and x0 <= x <= x1 and y0 <= y <= y1:
+            return [Support(x, y, kind.radius, height, kind.colour, kind.chip)]
+    return []

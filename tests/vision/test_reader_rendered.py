@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from vision.face_classifier import DEFAULT_WEIGHTS
-from vision.synthetic_eval import evaluate_synthetic, probe_tipped_to_nadir
+from vision.synthetic_eval import evaluate_synthetic, probe_chip_beside, probe_tipped_to_nadir
 
 
 @pytest.fixture(scope="module")
@@ -249,6 +249,16 @@ def test_the_probe_of_dice_tipped_to_the_camera_s_foot_counts_each_die_and_throw
     assert p.felt_refused == p.felt_refused_published == 0  # the tune looks' felts are the training's (felt_check)
     assert p.by_holder == {"nothing": [p.voiding, p.published]}
     assert sum(p.verdicts.values()) == p.voiding and p.verdicts.get("valid", 0) == p.published
+
+
+def test_the_probe_of_flat_dice_beside_a_chip_counts_each_die_once_by_where_it_lies():
+    """`probe_chip_beside` (make bench's figure): every die of a valid throw flat, counted once, by the chip or coin
+    (within 3 die edges of it) or not; what it counts stays within what it saw."""
+    p = probe_chip_beside(6, seed=5, split="tune")
+    assert p.by_chip.dice + p.other.dice == 3 * 2 + 3 * 3 and p.by_chip.dice >= 3
+    for counts in (p.by_chip, p.other):
+        assert 0 <= counts.right + counts.wrong <= counts.dice
+    assert 0 <= p.wrong_published <= p.valid <= 6
 
 
 def test_the_probe_of_tipped_dice_held_counts_what_holds_each_one():

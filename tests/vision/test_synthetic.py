@@ -10,8 +10,8 @@ import pytest
 from vision.calibration import detect_markers
 from vision.die_geometry import FACE_NORMALS, resting_rotation
 from vision.synthetic import SceneDie, add_noise, render
-from vision.synthetic_held import WEDGE_TILT, cocked_held, tipped_to_nadir_held
-from vision.synthetic_scenes import KINDS, random_rig, random_scene, throw_track, tipped_to_nadir
+from vision.synthetic_held import WEDGE_TILT, chip_beside, cocked_held, tipped_to_nadir_held
+from vision.synthetic_scenes import KINDS, area, random_rig, random_scene, throw_track, tipped_to_nadir
 from vision.synthetic_supports import COIN_HEIGHT_MM, Support
 
 
@@ -251,6 +251,32 @@ def test_a_cocked_die_is_held_wedged_at_a_wall_or_on_a_chip_or_coin(game, seed):
         assert corners[k, 2] > 1.0 and any(np.allclose(corners[k], c) for c in raised)  # the raised edge touches it
         assert float(top[:2] @ inward) > 0.9 * np.linalg.norm(top[:2])  # tipped away from it, into the table
     assert holders == ({"dome"} if game == "cussec" else {"wall", "chip or coin"})
+
+
+def test_a_chip_beside_a_flat_die_lies_clear_of_every_die_and_chip_and_never_in_a_dome():
+    """`chip_beside` (training frames: a chip by a die does not make it tipped): on the felt inside where dice rest,
+    0.5-6 mm past a flat die's corners' circle, no die's corner over it and clear of the chip already holding the
+    cocked die; none under the dome."""
+    rng = np.random.default_rng(31)
+    rig = random_rig("banca-francesa", rng)
+    d = rig.layout.die_mm
+    x0, y0, x1, y1 = area(rig)
+    placed = 0
+    for _ in range(30):
+        dice, supports, _ = cocked_held(rig, rng)
+        for s in chip_beside(rig, dice, rng, supports):
+            placed += 1
+            assert x0 <= s.x <= x1 and y0 <= s.y <= y1 and s.height > 0
+            gaps = [math.hypot(s.x - die.centre[0], s.y - die.centre[1]) - s.radius - 0.75 * d for die in dice]
+            assert min(gaps) >= 0.5 - 1e-9
+            beside = [die for die, gap in zip(dice, gaps) if gap <= 6.0 + 1e-9]
+            assert any(die.pose == "flat" for die in beside)
+            for die in dice:
+                assert np.hypot(die.corners()[:, 0] - s.x, die.corners()[:, 1] - s.y).min() > s.radius
+            assert all(math.hypot(s.x - o.x, s.y - o.y) > s.radius + o.radius for o in supports)
+    assert placed >= 20
+    dome = random_rig("cussec", rng)
+    assert chip_beside(dome, cocked_held(dome, rng)[0], rng) == []
 
 
 def test_a_chip_is_drawn_with_its_shadow_and_hidden_where_a_die_rests_on_it():

@@ -75,6 +75,20 @@ def test_nadir_cocked_frames_are_valid_throws_with_one_die_labelled_cocked(tmp_p
         assert poses == [0, 0, 1], path.name
 
 
+def test_held_cocked_frames_are_valid_throws_with_one_die_labelled_cocked(tmp_path):
+    """`--held-cocked 1.0`: every frame a valid throw of the game's dice, one of them cocked and held (on a chip or a
+    coin, wedged, or tipped towards the camera's foot and held) and labelled cocked (pose 1); a die wedging it, or
+    lying by a chip, is flat (pose 0)."""
+    out = tmp_path / "held"
+    assert make_synthetic_set.main(["--out", str(out), "--frames", "4", "--seed", "7310",
+                                    "--games", "craps,cussec", "--held-cocked", "1.0"]) == 0
+    labels = sorted((out / "labels").glob("*.txt"))
+    assert len(labels) == 4
+    for i, path in enumerate(labels):
+        poses = sorted(int(line.split()[5]) for line in path.read_text().splitlines() if line.strip())
+        assert poses == ([0, 1] if i % 2 == 0 else [0, 0, 1]), path.name
+
+
 def hsv(bgr) -> tuple[int, int, int]:
     """One BGR colour as OpenCV's HSV, worked out here (not with the code under test's helper)."""
     import cv2

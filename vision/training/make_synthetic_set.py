@@ -26,6 +26,7 @@ import numpy as np
 from vision.calibration import calibrate
 from vision.pose_net import View
 from vision.synthetic import render
+from vision.synthetic_held import chip_beside, cocked_held, tipped_to_nadir_held
 from vision.synthetic_looks import DICE, FELTS, RAILS, DieStyle
 from vision.synthetic_scenes import random_rig, random_scene, valid_with_one_tipped_to_nadir
 
@@ -60,6 +61,10 @@ def main(argv: list[str] | None = None) -> int:
                     "tinted body and dark pips (`pale_die_style`: never of the unseen ivory dice's tint)")
     ap.add_argument("--nadir-cocked", type=float, default=0.0, help="share of frames that are a valid throw with "
                     "one die tipped towards the camera's foot by about its view angle (`tipped_to_nadir`)")
+    ap.add_argument("--held-cocked", type=float, default=0.0, help="share of frames that are a valid throw with "
+                    "one die cocked as real dice are, its raised edge held (`synthetic_held`: wedged at a wall or the "
+                    "dome's glass or against a die, or on a chip, a stack of chips or a coin, drawn); half of them "
+                    "off a dome with a chip or coin beside a flat die too (`chip_beside`)")
     args = ap.parse_args(argv)
     without = {n for n in args.looks_without.split(",") if n}
     with_ = {n for n in args.looks_with.split(",") if n}
@@ -98,11 +103,14 @@ def main(argv: list[str] | None = None) -> int:
         rig, die_px, view = rigs[game]
         kinds = [k for k in KINDS if k in wanted and not (k == "stacked" and game == "paikao")
                  and not (k == "not_past_middle" and game != "craps")] or ["valid"]
+        supports = []
         if args.nadir_cocked and rng.random() < args.nadir_cocked:  # no draw when off: old sets stay as they were
             dice = valid_with_one_tipped_to_nadir(rig, rng)
+        elif args.held_cocked and rng.random() < args.held_cocked:  # no draw when off
+            dice, supports = held_throw(rig, rng, (lo, hi))
         else:
             dice = random_scene(rig, kinds[int(rng.integers(0, len(kinds)))], rng, (lo, hi))
-        frame, truth = render(rig.scene(dice, rng), rng)
+        frame, truth = render(rig.scene(dice, rng, supports=supports), rng)
         h, w = frame.shape[:2]
         name = f"syn{args.seed}_{i:05d}"
         cv2.imwrite(str(args.out / "images" / f"{name}.png"), frame)
@@ -118,6 +126,18 @@ def main(argv: list[str] | None = None) -> int:
             f"{die_px:.3f} {view.nadir_x:.2f} {view.nadir_y:.2f} {view.focal_px:.2f}\n")
     print(f"wrote {args.frames} frames to {args.out}")
     return 0
+
+
+def held_throw(rig, rng: np.random.Generator, tilt: tuple[float, float]) -> tuple[list, list]:
+    """A valid throw with one die held cocked (dice, supports): off a dome, a third of them tipped towards the camera's
+    foot (`tipped_to_nadir_held`), the rest `cocked_held`; off a dome, half with a chip or a coin beside a flat die."""
+    if rig.layout.dome is None and rng.random() < 1 / 3:
+        dice, supports = tipped_to_nadir_held(rig, rng)
+    else:
+        dice, supports, _ = cocked_held(rig, rng, tilt)
+    if rig.layout.dome is None and rng.random() < 0.5:
+        supports = supports + chip_beside(rig, dice, rng, supports)
+    return dice, supports
 
 
 def hsv_of(bgr: tuple[int, int, int]) -> tuple[int, int, int]:

@@ -52,9 +52,9 @@ def recorded_inputs(run) -> dict[str, np.ndarray]:
     return {k: np.concatenate(v) if v else np.zeros((0,), np.float32) for k, v in got.items()}
 
 
-def float_networks() -> tuple[FaceClassifier, PoseNet]:
+def float_networks(folder: Path = WEIGHTS) -> tuple[FaceClassifier, PoseNet]:
     """The float networks the 8-bit ones are made from (the reader's defaults are the 8-bit ones)."""
-    return FaceClassifier(WEIGHTS / "face_net.onnx"), PoseNet(WEIGHTS / "pose_net.onnx")
+    return FaceClassifier(folder / "face_net.onnx"), PoseNet(folder / "pose_net.onnx")
 
 
 def photo_inputs(dataset: Path, face: FaceClassifier) -> np.ndarray:
@@ -79,9 +79,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", type=Path, required=True, help="the dice-topdown photos (development split used)")
     parser.add_argument("--out", type=Path, default=WEIGHTS, help="folder for the *.int8.onnx files")
+    parser.add_argument("--source", type=Path, default=WEIGHTS, help="folder of the float face_net.onnx and "
+                        "pose_net.onnx (default: the committed ones; a candidate's folder to judge it in 8 bits)")
     args = parser.parse_args(argv)
 
-    face, pose = float_networks()
+    face, pose = float_networks(args.source)
     inputs = recorded_inputs(lambda: evaluate_synthetic(TUNE_THROWS, seed=TUNE_SEED, split="tune", classifier=face,
                                                         pose_net=pose))
     inputs["face_net"] = np.concatenate([inputs["face_net"], photo_inputs(args.dataset, face)])
@@ -95,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         for net in NETWORKS:
-            source = WEIGHTS / f"{net}.onnx"
+            source = args.source / f"{net}.onnx"
             ready = Path(tmp) / f"{net}.onnx"
             quant_pre_process(str(source), str(ready), skip_symbolic_shape=True)
             name = load(str(source)).graph.input[0].name
