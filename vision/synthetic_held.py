@@ -11,8 +11,9 @@ What holds it:
   here from WEDGE_TILT.
 
 `random_scene`'s `cocked` kind (synthetic_scenes.cocked_die) predates this: it leans its die towards a wall, or tips
-it on a chip it does not draw. Kept as it is: the networks were trained on it and the bench's mixes are measured
-with it; the probes here are the geometries a real table shows.
+it on a chip it does not draw. Kept as it is: the bench's mixes are measured with it; the probes here are the
+geometries a real table shows, and since the thirty-first session the pose network is trained on them too
+(`make_synthetic_set.py --held-cocked`; `chip_beside` puts chips by flat dice as well).
 """
 
 from __future__ import annotations

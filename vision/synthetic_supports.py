@@ -4,7 +4,8 @@ A die rests on an edge only when something holds it there: a wall, the dome's gl
 something small under its raised edge. The renderer's walls and dice are drawn already; a `Support` is the
 last of these, a cylinder lying on the felt, drawn after the shadows and before the dice (a die resting on it
 hides the part under it). Used by the probe of dice tipped towards the camera's foot when the probe gives
-the tipped die what holds it, and by the probe of cocked dice held as real dice are (`synthetic_held`).
+the tipped die what holds it, by the probe of cocked dice held as real dice are (`synthetic_held`), by the probe of
+flat dice beside a chip, and by the pose network's training frames (`make_synthetic_set.py --held-cocked`).
 """
 
 from __future__ import annotations
