@@ -19,6 +19,7 @@ geometries a real table shows, and since the thirty-first session the pose netwo
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -125,12 +126,12 @@ def cocked_held(rig: TableRig, rng: np.random.Generator, tilt_range: tuple[float
     return rest_of_throw(rig, [die], supports, rng), supports, "chip or coin"
 
 
-def chip_beside(rig: TableRig, dice: list[SceneDie], rng: np.random.Generator, supports: list[Support] = ()
+def chip_beside(rig: TableRig, dice: list[SceneDie], rng: np.random.Generator, supports: Sequence[Support] = ()
                 ) -> list[Support]:
-    """A chip, a short stack of chips or a coin lying on the felt 0.5-6 mm beside one of the flat dice, as chips lie
-    about a real layout: for training, so that a network taught dice held up by chips does not learn that a chip by a
-    die means it is tipped, clear of the other dice and of `supports`. None in a dome (no chip lies under it), nor when
-    no place is free (20 tries)."""
+    """A chip, a short stack of chips or a coin lying on the felt 0.5-6 mm beside one of the flat dice, clear of the
+    other dice and of `supports`, as chips lie about a real layout. For training (a network taught dice held up by
+    chips must not learn that a chip by a die means it is tipped) and for `probe_chip_beside`. None in a dome (no chip
+    lies under it), nor when no place is free (20 tries)."""
     flat_dice = [die for die in dice if die.pose in ("flat", "touching")]
     if rig.layout.dome is not None or not flat_dice:
         return []

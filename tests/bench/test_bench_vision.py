@@ -228,8 +228,9 @@ CHIP_SEED = 659  # unseen looks, first used 2026-12-06 (thirty-first session), t
 def test_bench_flat_dice_beside_a_chip_unseen_looks():
     """Flat dice with a chip, a stack of chips or a coin lying 0.5-6 mm beside one of them (vision.synthetic_held.
     chip_beside), as chips lie about a craps layout: craps and banca francesa in turn, 200 valid throws, unseen looks,
-    one frame. The dice by the chip are read less often than the others (declined, never misread: docs/vision.md,
-    thirty-first session); a valid throw with a die read wrong is a wrong result."""
+    one frame. Both groups' reads and misreads are printed (the first run: the dice by the chip read less often,
+    declined by the silhouette check, never misread; docs/vision.md, thirty-first session); a valid throw with a die
+    read wrong is a wrong result."""
     t0 = time.perf_counter()
     p = probe_chip_beside(200, seed=CHIP_SEED, split="unseen")
     near, other = p.by_chip, p.other
