@@ -146,19 +146,29 @@ def probe_cocked_held(n_throws: int, seed: int, split: str = "unseen",
     return probe_one_cocked(n_throws, seed, split, games, throws_per_rig, cocked_held)
 
 
+def probe_tables(n_throws: int, games, throws_per_rig: int, split: str, rng: np.random.Generator):
+    """The probes' tables, throw by throw: (game, rig, its calibrated reader, whether the table is new). The games take
+    turns; each gets a new table of `split` looks every `throws_per_rig` throws."""
+    rigs: dict[str, tuple[TableRig, DiceReader]] = {}
+    for i in range(n_throws):
+        game = games[i % len(games)]
+        new = game not in rigs or i % throws_per_rig < len(games)
+        if new:
+            rig = random_rig(game, rng, split=split)
+            rigs[game] = rig, calibrated_reader(rig, rng)
+        yield game, *rigs[game], new
+
+
 def probe_one_cocked(n_throws: int, seed: int, split: str, games, throws_per_rig: int, draw) -> TippedProbe:
     """The probes' loop: `draw(rig, rng)` gives a throw's dice (one of them cocked), the supports to draw and what
     holds the cocked die."""
     rng = np.random.default_rng(seed)
     out = TippedProbe()
-    rigs: dict[str, tuple[TableRig, DiceReader, bool]] = {}
-    for i in range(n_throws):
-        game = games[i % len(games)]
-        if game not in rigs or i % throws_per_rig < len(games):
-            rig = random_rig(game, rng, split=split)
-            reader = calibrated_reader(rig, rng)
-            rigs[game] = rig, reader, service_refuses_felt(reader)
-        rig, reader, felt_refused = rigs[game]
+    refused: dict[str, bool] = {}  # by game: whether the service refuses the felt of its table now
+    for game, rig, reader, new in probe_tables(n_throws, games, throws_per_rig, split, rng):
+        if new:
+            refused[game] = service_refuses_felt(reader)
+        felt_refused = refused[game]
         dice, supports, holder = draw(rig, rng)
         frame, truth = render(rig.scene(dice, rng, supports=supports), rng)
         reading = reader.read(frame)
@@ -288,13 +298,7 @@ def probe_chip_beside(n_throws: int, seed: int, split: str = "unseen", games=("c
     chips lie about a craps layout: how often the dice by it are read, against the others; one frame, judged."""
     rng = np.random.default_rng(seed)
     out = ChipProbe()
-    rigs: dict[str, tuple[TableRig, DiceReader]] = {}
-    for i in range(n_throws):
-        game = games[i % len(games)]
-        if game not in rigs or i % throws_per_rig < len(games):
-            rig = random_rig(game, rng, split=split)
-            rigs[game] = rig, calibrated_reader(rig, rng)
-        rig, reader = rigs[game]
+    for game, rig, reader, _ in probe_tables(n_throws, games, throws_per_rig, split, rng):
         dice = [flat(rig, x, y, rng) for x, y in free_spots(rig, DICE_PER_GAME[game], rng)]
         supports = chip_beside(rig, dice, rng)
         frame, truth = render(rig.scene(dice, rng, supports=supports), rng)

@@ -222,7 +222,8 @@ def test_bench_cocked_dice_held_as_real_dice_are_unseen_looks():
           f"{total[3] - total[5]}")
 
 
-CHIP_SEED = 659  # unseen looks, first used 2026-12-06 (thirty-first session), the probe's design fixed on tune seed 9970
+# unseen looks, first used 2026-12-06 (thirty-first session); the probe's design was fixed on tune seed 9970
+CHIP_SEED = 659
 
 
 def test_bench_flat_dice_beside_a_chip_unseen_looks():
@@ -231,11 +232,10 @@ def test_bench_flat_dice_beside_a_chip_unseen_looks():
     one frame. Both groups' reads and misreads are printed (the first run: the dice by the chip read less often,
     declined by the silhouette check, never misread; docs/vision.md, thirty-first session); a valid throw with a die
     read wrong is a wrong result."""
-    t0 = time.perf_counter()
-    p = probe_chip_beside(200, seed=CHIP_SEED, split="unseen")
+    ((_, p, took),) = probe_each((CHIP_SEED,), lambda seed: probe_chip_beside(200, seed=seed, split="unseen"))
     near, other = p.by_chip, p.other
     print(f"\nflat dice beside a chip or coin, UNSEEN looks, seed {CHIP_SEED}, 200 throws, one frame, "
-          f"{time.perf_counter() - t0:.0f} s: dice within 3 die edges of it read {near.right} of {near.dice} "
+          f"{took:.0f} s: dice within 3 die edges of it read {near.right} of {near.dice} "
           f"({near.right / near.dice:.1%}), misread {near.wrong}; the other flat dice read {other.right} of "
           f"{other.dice} ({other.right / other.dice:.1%}), misread {other.wrong}; throws judged valid {p.valid}, "
           f"wrong results {p.wrong_published}")
