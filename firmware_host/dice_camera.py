@@ -177,7 +177,8 @@ class DiceCamera:
             self.reader.lamp_spots.when_learned = self._lamp_learned
         for net in (self.reader.classifier, self.reader.pose_net):
             if net is not None:  # which networks read this table's dice: in the log of every start
-                log.info("camera: %s %s sha256 %s", type(net).__name__, net.weights.name, net.net.sha256)
+                log.info("camera: %s %s sha256 %s, kernels %s", type(net).__name__, net.weights.name, net.net.sha256,
+                         net.net.precision)  # vision/onnx_net.py: exact on this CPU, or not loaded
         self.sink: Callable[[Any], None] = lambda item: None
         self.frames: Callable[[], Any] = lambda: None
         self.timings: deque[Timing] = deque(maxlen=1000)

@@ -3,6 +3,10 @@
 The reader runs 8-bit copies of the float networks (`*.int8.onnx`, made by vision/training/quantize_networks.py):
 1.6x (face) and 2.1x (pose) faster on one core (a read of touching dice 9.4 ms at the median here, not 12.1); on tune
 looks and the development photos they read as well as the float ones (docs/vision.md, "twenty-second session").
+What an 8-bit network computes depends on the CPU's kernels: on x86 without VNNI, ONNX Runtime's sum pairs of 8-bit
+products in 16 bits, which saturate (microsoft/onnxruntime#6004, #14642). So each network is checked at load against
+its own exact arithmetic (`deviation_from_exact`) and, when off, loaded with ONNX Runtime's exact x64 kernels
+(`session.x64quantprecision`, about as slow as the float network) or refused (docs/vision.md, thirty-second session).
 
 The committed networks (`vision/weights/*.onnx`) are what was measured (docs/vision.md): each is checked
 at load against the SHA-256 that `vision/weights/SHA256SUMS` pins for it, so a file corrupted on the SD
@@ -49,21 +53,61 @@ class OnnxNet:
         if pinned is not None and pinned != self.sha256:
             raise VisionError(f"{what} weights {weights}: SHA-256 {self.sha256} is not the {pinned} pinned in "
                               f"{MANIFEST}: the file was changed or corrupted; reinstall tablehw")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        options.enable_cpu_mem_arena = False  # 11 MB less resident for the two networks, no slower here
-        try:
-            self.session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
-        except LOAD_ERRORS as exc:
-            raise VisionError(f"cannot load {what} {weights}: {exc}") from exc
+        self.session = load_session(model, f"{what} {weights}")
+        self.precision = "fused"  # ONNX Runtime's fused kernels as they come on this CPU
+        deviation = deviation_from_exact(self.session, model)
+        if deviation > EXACT_TOLERANCE:
+            # x86 without VNNI: its 8-bit kernels sum pairs of 8-bit products in 16 bits, which saturate.
+            self.session = load_session(model, f"{what} {weights}", {"session.x64quantprecision": "1"})
+            self.precision = "x64quantprecision"
+            again = deviation_from_exact(self.session, model)
+            if again > EXACT_TOLERANCE:
+                raise VisionError(f"{what} {weights} computes other outputs on this CPU than its exact arithmetic "
+                                  f"(off by up to {deviation:.2f}, {again:.2f} with session.x64quantprecision; at "
+                                  f"most {EXACT_TOLERANCE} is accepted): its readings were never measured here, so "
+                                  "it is not used")
         self.input = self.session.get_inputs()[0].name
 
     def forward(self, blob: np.ndarray) -> np.ndarray:
         out = self.session.run(None, {self.input: np.ascontiguousarray(blob, np.float32)})[0]
         return out.reshape(len(blob), -1)
+
+
+# The largest |output - exact output| accepted of a network on this CPU: its 8-bit outputs are quantised in steps of
+# 0.07-0.08, and ONNX Runtime's exact kernels land within one step of the exact arithmetic on the check's inputs; the
+# saturating kernels of an x86 CPU without VNNI were 0.86-1.7 off (2026-12-07, AMD EPYC of family 25: the committed
+# 8-bit networks read 75.0% of flat dice right where the exact ones read 87.9%, docs/vision.md, thirty-second session).
+EXACT_TOLERANCE = 0.3
+CHECK_BATCH = 16  # inputs of the check: uniform in [-0.5, 0.5), the range the readers' crops are scaled to
+
+
+def load_session(model: bytes, what: str, config: dict[str, str] | None = None,
+                 level: ort.GraphOptimizationLevel = ort.GraphOptimizationLevel.ORT_ENABLE_ALL) -> ort.InferenceSession:
+    """An ONNX Runtime session on one thread (its kernels fused at `level`, its `config` entries set)."""
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = level
+    options.enable_cpu_mem_arena = False  # 11 MB less resident for the two networks, no slower here
+    for key, value in (config or {}).items():
+        options.add_session_config_entry(key, value)
+    try:
+        return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+    except LOAD_ERRORS as exc:
+        raise VisionError(f"cannot load {what}: {exc}") from exc
+
+
+def deviation_from_exact(session: ort.InferenceSession, model: bytes) -> float:
+    """How far the session's outputs lie from the network's exact arithmetic, on CHECK_BATCH fixed inputs: the same
+    network with no kernel fused (an 8-bit network then runs as written: each weight and activation dequantised, the
+    convolution in floats, quantised again), where nothing can saturate."""
+    exact = load_session(model, "the network unfused", level=ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
+    spec = session.get_inputs()[0]
+    shape = [d if isinstance(d, int) else CHECK_BATCH for d in spec.shape]
+    x = np.random.default_rng(0).random(shape, dtype=np.float32) - 0.5
+    got, want = session.run(None, {spec.name: x})[0], exact.run(None, {spec.name: x})[0]
+    return float(np.abs(got - want).max())
 
 
 def pinned_sha256(weights: Path) -> str | None:
