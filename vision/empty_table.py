@@ -29,6 +29,7 @@ from .dice_reader import DiceReader
 log = logging.getLogger(__name__)
 
 THUMB = (160, 90)
+SAMPLES = 5  # still frames that make a model (averaged when checked, their median when not)
 
 
 def thumbnail(frame: np.ndarray) -> np.ndarray:
@@ -43,7 +44,7 @@ class EmptyTable:
     `changed_level`: thumbnail grey-level difference that counts a pixel as changed.
     """
 
-    def __init__(self, frame: np.ndarray | None = None, *, region: np.ndarray | None = None, samples: int = 5,
+    def __init__(self, frame: np.ndarray | None = None, *, region: np.ndarray | None = None, samples: int = SAMPLES,
                  changed_level: int = 30, unfit_share: float = 0.2) -> None:
         if samples < 1:
             raise ValueError(f"samples must be at least 1, got {samples}")

@@ -17,10 +17,11 @@ import numpy as np
 from .at_rest import agree
 from .calibration import calibrate
 from .dice_reader import DiceReader
+from .empty_table import SAMPLES, EmptyTable
 from .felt_check import unvalidated_felt
 from .layouts import layout_for
 from .reading import Pose, Reading
-from .synthetic import SceneDie, render
+from .synthetic import Scene, SceneDie, render
 from .synthetic_held import chip_beside, cocked_held, tipped_to_nadir_held
 from .synthetic_scenes import (DICE_PER_GAME, TableRig, flat, free_spots, random_rig, random_scene, throw_track,
                                valid_with_one_tipped_to_nadir)
@@ -53,12 +54,18 @@ def track_readings(reader: DiceReader, rig: TableRig, dice: list[SceneDie], kind
 
 
 def evaluate_synthetic(n_throws: int, seed: int = 0, classifier="default", games=None, pose_net="default",
-                       throws_per_rig: int = 25, on_throw=None, split: str = "tune", reads: int = 1) -> SyntheticScore:
+                       throws_per_rig: int = 25, on_throw=None, split: str = "tune", reads: int = 1,
+                       model: str = "calibration") -> SyntheticScore:
     """Render, read and judge `n_throws` throws on tables of the `split` looks (a new rig every
     `throws_per_rig` throws per game); `on_throw(i, game, kind, frame, truth, reading, verdict)` sees each.
     `reads` > 1 judges what that many frames of the resting dice agree on (`at_rest.agree`), as the service
     does (firmware_host/dice_camera.py: 3 reads over the 0.3 s rest): the same scene under other sensor
-    noise, drawn from a stream of its own, so the first frame and every later throw are those of `reads=1`."""
+    noise, drawn from a stream of its own, so the first frame and every later throw are those of `reads=1`.
+    `model`: the empty table each throw is read against, the calibration's (its clean frame) or, `learned`, the
+    model the service reads a throw against (`learned_model`, its frames from a stream of their own: the same
+    throws)."""
+    if model not in ("calibration", "learned"):
+        raise ValueError(f"model must be 'calibration' or 'learned', got {model!r}")
     rng = np.random.default_rng(seed)
     score = SyntheticScore()
     games = games or list(EXPECTED)
@@ -75,6 +82,8 @@ def evaluate_synthetic(n_throws: int, seed: int = 0, classifier="default", games
         dice = random_scene(rig, kind, rng)
         scene = rig.scene(dice, rng)
         frame, truth = render(scene, rng)
+        if model == "learned":
+            reader.use_background(learned_model(scene, np.random.default_rng([seed, i, 2])))
         reading = reader.read(frame)
         if reads > 1:
             noise = np.random.default_rng([seed, i])
@@ -85,6 +94,14 @@ def evaluate_synthetic(n_throws: int, seed: int = 0, classifier="default", games
         if on_throw is not None:
             on_throw(i, game, kind, frame, truth, reading, verdict)
     return score
+
+
+def learned_model(scene: Scene, rng: np.random.Generator) -> np.ndarray:
+    """The empty-table model the service reads a throw against: the mean of SAMPLES still frames of the table
+    taken while bets were open (`EmptyTable.offer`, refreshed), here the throw's scene without its dice, in its light,
+    each frame with noise of its own."""
+    stills = [render(replace(scene, dice=[]), rng)[0] for _ in range(SAMPLES)]
+    return np.round(np.mean(np.stack(stills), axis=0)).astype(np.uint8)
 
 
 def service_refuses_felt(reader: DiceReader) -> bool:
@@ -282,9 +299,9 @@ class FlatCounts:
 
 
 @dataclass(slots=True)
-class ChipProbe:
-    """What `probe_chip_beside` counts: flat dice within 3 die edges of a chip or coin, the other flat dice, and the
-    throws judged valid (with a die read wrong: a wrong result)."""
+class ChipCounts:
+    """One empty-table model's counts in `probe_chip_beside`: flat dice within 3 die edges of a chip or coin, the
+    other flat dice, and the throws judged valid (with a die read wrong: a wrong result)."""
 
     by_chip: FlatCounts = field(default_factory=FlatCounts)
     other: FlatCounts = field(default_factory=FlatCounts)
@@ -292,28 +309,63 @@ class ChipProbe:
     wrong_published: int = 0
 
 
+@dataclass(slots=True)
+class ChipProbe:
+    """What `probe_chip_beside` counts, each throw read two ways: against the calibration's clean empty table
+    (`calibration`), and as the service reads it (`service`: against the model it learned from still frames with the
+    chip on the table, or, where the reader found a die in them, `refused`, against its model from before the chip);
+    how the service's models came (`models`: EmptyTable.how, by count)."""
+
+    calibration: ChipCounts = field(default_factory=ChipCounts)
+    service: ChipCounts = field(default_factory=ChipCounts)
+    models: dict[str, int] = field(default_factory=dict)
+    refused: int = 0
+
+
 def probe_chip_beside(n_throws: int, seed: int, split: str = "unseen", games=("craps", "banca-francesa"),
                       throws_per_rig: int = 30) -> ChipProbe:
     """Valid throws, every die flat, a chip or a coin lying 0.5-6 mm beside one of them in most (`chip_beside`), as
-    chips lie about a craps layout: how often the dice by it are read, against the others; one frame, judged."""
-    rng = np.random.default_rng(seed)
+    chips lie about a craps layout: how often the dice by it are read, against the others; one frame, judged.
+
+    Each throw is read twice. Against the calibration's empty table. And as the service reads a throw onto a table
+    where the chip lay while bets were open: its model from before the chip was put down (`learned_model` of the
+    table without it, in the throw's light), offered SAMPLES still frames of the table with the chip (`EmptyTable`:
+    learned when the reader finds no die in them), read by a second reader with the same networks. The still frames
+    and models are drawn from a second generator, so the throws are those of the first reading alone."""
+    rng, still_rng = np.random.default_rng(seed), np.random.default_rng([seed, 1])
     out = ChipProbe()
-    for game, rig, reader, _ in probe_tables(n_throws, games, throws_per_rig, split, rng):
+    for game, rig, reader, new in probe_tables(n_throws, games, throws_per_rig, split, rng):
+        cal = reader.calibration
+        if new:
+            region = cal.search_mask(*cal.image_size, 0.25)
+            service = DiceReader(cal, classifier=reader.classifier, pose_net=reader.pose_net)
         dice = [flat(rig, x, y, rng) for x, y in free_spots(rig, DICE_PER_GAME[game], rng)]
         supports = chip_beside(rig, dice, rng)
-        frame, truth = render(rig.scene(dice, rng, supports=supports), rng)
-        reading = reader.read(frame)
-        die_px = reader.calibration.die_px
+        scene = rig.scene(dice, rng, supports=supports)
+        frame, truth = render(scene, rng)
+        before = learned_model(replace(scene, supports=[]), still_rng)
+        model = EmptyTable(before, region=region)
+        service.use_background(before)
+        for _ in range(SAMPLES):
+            model.offer(render(replace(scene, dice=[]), still_rng)[0], service)
+        out.models[model.how] = out.models.get(model.how, 0) + 1
+        out.refused += model.refused > 0
         chips = [rig.camera.project(np.array([[s.x, s.y, 0.0]]))[0] for s in supports]
-        wrong = False
-        for t, d in match(reading, truth, die_px):
-            counts = out.by_chip if any(math.hypot(t.x - u, t.y - v) < 3.0 * die_px for u, v in chips) else out.other
-            counts.dice += 1
-            counts.right += d is not None and d.is_read and d.value == t.value
-            misread = d is not None and d.is_read and d.value != t.value
-            counts.wrong += misread
-            wrong |= misread
-        valid = judge(reading, rules_for(game), reader.calibration).valid
-        out.valid += valid
-        out.wrong_published += valid and wrong
+        for r, counts in ((reader, out.calibration), (service, out.service)):
+            count_chip_throw(r.read(frame), truth, chips, game, cal, counts)
     return out
+
+
+def count_chip_throw(reading: Reading, truth, chips, game: str, cal, out: ChipCounts) -> None:
+    """One throw of `probe_chip_beside` read against one model: its flat dice by where they lie, and its verdict."""
+    wrong = False
+    for t, d in match(reading, truth, cal.die_px):
+        counts = out.by_chip if any(math.hypot(t.x - u, t.y - v) < 3.0 * cal.die_px for u, v in chips) else out.other
+        counts.dice += 1
+        counts.right += d is not None and d.is_read and d.value == t.value
+        misread = d is not None and d.is_read and d.value != t.value
+        counts.wrong += misread
+        wrong |= misread
+    valid = judge(reading, rules_for(game), cal).valid
+    out.valid += valid
+    out.wrong_published += valid and wrong

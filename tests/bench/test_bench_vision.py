@@ -104,13 +104,18 @@ def test_bench_rendered_tables_unseen_looks_three_agreed_reads():
     """The service's own verdict path: it reads three frames of the resting dice and publishes what they agree
     on (at_rest.agree); here the same scene under other sensor noise. Agreement takes reads away (a die read
     differently, or declined in another frame) and adds only dice every frame declined for their confidence
-    alone or read, at a mean confidence that reaches the threshold (tests/vision/test_reader_rendered.py)."""
+    alone or read, at a mean confidence that reaches the threshold (tests/vision/test_reader_rendered.py). The
+    last row reads the three frames against the empty-table model the service learns while bets are open (the mean
+    of still frames in the throw's light: `learned_model`), where the others read against the calibration's clean
+    frame (docs/vision.md, thirty-second session)."""
     t0 = time.perf_counter()
     one = evaluate_synthetic(600, seed=THREE_READS_SEED, split="unseen").as_json()
     three = evaluate_synthetic(600, seed=THREE_READS_SEED, split="unseen", reads=3).as_json()
+    served = evaluate_synthetic(600, seed=THREE_READS_SEED, split="unseen", reads=3, model="learned").as_json()
     print(f"\nrendered tables, UNSEEN looks, seed {THREE_READS_SEED}, 600 throws ({three['dice']} dice), one frame "
-          f"vs three agreed frames (the service's path), {time.perf_counter() - t0:.0f} s:")
-    for name, doc in (("one frame", one), ("three agreed", three)):
+          f"vs three agreed frames (the service's path), against the calibration's empty table and the model the "
+          f"service learns, {time.perf_counter() - t0:.0f} s:")
+    for name, doc in (("one frame", one), ("three agreed", three), ("three, learned", served)):
         poses = doc["poses"]
         print(f"  {name:<13} flat right {doc['flat_accuracy']:.2%} of {doc['flat_dice']}; confident misreads "
               f"{doc['confident_misreads']}; wrong published results {doc['wrong_results']} of "
@@ -118,7 +123,8 @@ def test_bench_rendered_tables_unseen_looks_three_agreed_reads():
         for pose in ("cocked", "stacked"):
             print(f"    {pose}: {pose_line(poses[pose], pose)}")
     print_reliability(three["reliability"])
-    assert one["throws"] == three["throws"] == 600 and one["dice"] == three["dice"] > 0
+    assert one["throws"] == three["throws"] == served["throws"] == 600
+    assert one["dice"] == three["dice"] == served["dice"] > 0
 
 
 # Unseen looks: 379 first used by this probe (2026-11-29, sixteenth session); 563 and 569 first used on 2026-12-06
@@ -229,17 +235,22 @@ CHIP_SEED = 659
 def test_bench_flat_dice_beside_a_chip_unseen_looks():
     """Flat dice with a chip, a stack of chips or a coin lying 0.5-6 mm beside one of them (vision.synthetic_held.
     chip_beside), as chips lie about a craps layout: craps and banca francesa in turn, 200 valid throws, unseen looks,
-    one frame. Both groups' reads and misreads are printed (the first run: the dice by the chip read less often,
-    declined by the silhouette check, never misread; docs/vision.md, thirty-first session); a valid throw with a die
-    read wrong is a wrong result."""
+    one frame, read against the calibration's empty table and as the service reads it (its model learned from still
+    frames with the chip on the table, or its model from before the chip where it found a die in them). Both groups'
+    reads and misreads are printed (the first run: the dice by the chip read less often against the calibration's,
+    declined by the silhouette check, never misread; docs/vision.md, thirty-first and thirty-second sessions); a
+    valid throw with a die read wrong is a wrong result."""
     ((_, p, took),) = probe_each((CHIP_SEED,), lambda seed: probe_chip_beside(200, seed=seed, split="unseen"))
-    near, other = p.by_chip, p.other
-    print(f"\nflat dice beside a chip or coin, UNSEEN looks, seed {CHIP_SEED}, 200 throws, one frame, "
-          f"{took:.0f} s: dice within 3 die edges of it read {near.right} of {near.dice} "
-          f"({near.right / near.dice:.1%}), misread {near.wrong}; the other flat dice read {other.right} of "
-          f"{other.dice} ({other.right / other.dice:.1%}), misread {other.wrong}; throws judged valid {p.valid}, "
-          f"wrong results {p.wrong_published}")
-    assert near.dice + other.dice == 100 * 2 + 100 * 3 and near.dice >= 150
+    print(f"\nflat dice beside a chip or coin, UNSEEN looks, seed {CHIP_SEED}, 200 throws, one frame, {took:.0f} s; "
+          f"the service's models: {p.models}, of them still frames with a die found (the chip not learned) {p.refused}")
+    for name, c in (("calibration's", p.calibration), ("service's", p.service)):
+        near, other = c.by_chip, c.other
+        print(f"  {name:<14} dice within 3 die edges of it read {near.right} of {near.dice} "
+              f"({near.right / near.dice:.1%}), misread {near.wrong}; the other flat dice read {other.right} of "
+              f"{other.dice} ({other.right / other.dice:.1%}), misread {other.wrong}; throws judged valid {c.valid}, "
+              f"wrong results {c.wrong_published}")
+        assert near.dice + other.dice == 100 * 2 + 100 * 3 and near.dice >= 150
+    assert sum(p.models.values()) == 200
 
 
 FELT_SEEDS = {"tune": 71, "random": 72, "unseen": 73}  # first used 2026-12-06 (twenty-seventh session)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from vision.dice_reader import DiceReader
 from vision.empty_table import EmptyTable
 from vision.synthetic import render
+from vision.synthetic_eval import evaluate_synthetic, learned_model
 from vision.synthetic_scenes import random_scene
 
 
@@ -85,3 +87,18 @@ def test_may_complete_says_when_the_next_frame_offered_may_make_a_model_checked_
     model.drop_samples()
     assert not model.may_complete(dark[2])
     assert [model.offer(f, reader) for f in dark] == [False, False, True] and model.how == "replaced"
+
+
+def test_the_rendered_evaluations_learned_model_is_the_table_in_the_throws_light_without_its_dice(craps_rig):
+    """`learned_model`, the empty table `evaluate_synthetic(model="learned")` reads a throw against, as the service's
+    refreshed model: no die in it, and nearer the throw's frame off the dice than the calibration's clean frame."""
+    rig, empty, cal = craps_rig
+    rng = np.random.default_rng(6)
+    scene = rig.scene(random_scene(rig, "valid", rng), rng)
+    frame, _ = render(scene, rng)
+    model = learned_model(scene, np.random.default_rng(7))
+    assert DiceReader(cal, background=empty).read(model).dice == ()
+    off_dice = np.median(np.abs(frame.astype(int) - model), axis=2)
+    assert np.median(off_dice) < np.median(np.median(np.abs(frame.astype(int) - empty), axis=2))
+    with pytest.raises(ValueError, match="model must be"):
+        evaluate_synthetic(1, model="clean")

@@ -252,13 +252,17 @@ def test_the_probe_of_dice_tipped_to_the_camera_s_foot_counts_each_die_and_throw
 
 
 def test_the_probe_of_flat_dice_beside_a_chip_counts_each_die_once_by_where_it_lies():
-    """`probe_chip_beside` (make bench's figure): every die of a valid throw flat, counted once, by the chip or coin
-    (within 3 die edges of it) or not; what it counts stays within what it saw."""
-    p = probe_chip_beside(6, seed=5, split="tune")
-    assert p.by_chip.dice + p.other.dice == 3 * 2 + 3 * 3 and p.by_chip.dice >= 3
-    for counts in (p.by_chip, p.other):
-        assert 0 <= counts.right + counts.wrong <= counts.dice
-    assert 0 <= p.wrong_published <= p.valid <= 6
+    """`probe_chip_beside` (make bench's figure): every die of a valid throw flat, counted once for each way it is
+    read, by the chip or coin (within 3 die edges of it) or not; what it counts stays within what it saw. The model
+    the service reads against is learned from the still frames, or stays the one from before the chip (refused)."""
+    p = probe_chip_beside(4, seed=5, split="tune")
+    for c in (p.calibration, p.service):
+        assert c.by_chip.dice + c.other.dice == 2 * 2 + 2 * 3 and c.by_chip.dice >= 2
+        for counts in (c.by_chip, c.other):
+            assert 0 <= counts.right + counts.wrong <= counts.dice
+        assert 0 <= c.wrong_published <= c.valid <= 4
+    assert sum(p.models.values()) == 4 and set(p.models) <= {"refreshed", "replaced", "installation"}
+    assert p.refused <= p.models.get("installation", 0)  # refused: still the model from before the chip
 
 
 def test_the_probe_of_tipped_dice_held_counts_what_holds_each_one():
