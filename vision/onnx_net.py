@@ -3,9 +3,9 @@
 The reader runs 8-bit copies of the float networks (`*.int8.onnx`, made by vision/training/quantize_networks.py):
 1.6x (face) and 2.1x (pose) faster on one core (a read of touching dice 9.4 ms at the median here, not 12.1); on tune
 looks and the development photos they read as well as the float ones (docs/vision.md, "twenty-second session").
-What an 8-bit network computes depends on the CPU's kernels: on x86 without VNNI, ONNX Runtime's sum pairs of 8-bit
-products in 16 bits, which saturate (microsoft/onnxruntime#6004, #14642). So each network is checked at load against
-its own exact arithmetic (`deviation_from_exact`) and, when off, loaded with ONNX Runtime's exact x64 kernels
+What an 8-bit network computes depends on the CPU's kernels: on x86 without VNNI, ONNX Runtime's kernels add pairs
+of 8-bit products in 16 bits, which saturate (microsoft/onnxruntime#6004, #14642). So each network is checked at load
+against its own exact arithmetic (`deviation_from_exact`) and, when off, loaded with ONNX Runtime's exact x64 kernels
 (`session.x64quantprecision`, about as slow as the float network) or refused (docs/vision.md, thirty-second session).
 
 The committed networks (`vision/weights/*.onnx`) are what was measured (docs/vision.md): each is checked
@@ -76,7 +76,8 @@ class OnnxNet:
 # The largest |output - exact output| accepted of a network on this CPU: its 8-bit outputs are quantised in steps of
 # 0.07-0.08, and ONNX Runtime's exact kernels land within one step of the exact arithmetic on the check's inputs; the
 # saturating kernels of an x86 CPU without VNNI were 0.86-1.7 off (2026-12-07, AMD EPYC of family 25: the committed
-# 8-bit networks read 75.0% of flat dice right where the exact ones read 87.9%, docs/vision.md, thirty-second session).
+# 8-bit networks read 75.0% of seed 127's first 100 throws' flat dice right, the exact ones 87.9%: docs/vision.md,
+# thirty-second session).
 EXACT_TOLERANCE = 0.3
 CHECK_BATCH = 16  # inputs of the check: uniform in [-0.5, 0.5), the range the readers' crops are scaled to
 

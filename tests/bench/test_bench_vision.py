@@ -117,7 +117,7 @@ def test_bench_rendered_tables_unseen_looks_three_agreed_reads():
           f"service learns, {time.perf_counter() - t0:.0f} s:")
     for name, doc in (("one frame", one), ("three agreed", three), ("three, learned", served)):
         poses = doc["poses"]
-        print(f"  {name:<13} flat right {doc['flat_accuracy']:.2%} of {doc['flat_dice']}; confident misreads "
+        print(f"  {name:<15} flat right {doc['flat_accuracy']:.2%} of {doc['flat_dice']}; confident misreads "
               f"{doc['confident_misreads']}; wrong published results {doc['wrong_results']} of "
               f"{doc['valid_verdicts']} valid verdicts; {felt_split(doc)}")
         for pose in ("cocked", "stacked"):
