@@ -32,6 +32,11 @@ THUMB = (160, 90)
 SAMPLES = 5  # still frames that make a model (averaged when checked, their median when not)
 
 
+def averaged(frames: list[np.ndarray]) -> np.ndarray:
+    """A model from clear still frames: their mean, rounded to 8 bits (less noise than any one of them)."""
+    return np.round(np.mean(np.stack(frames), axis=0)).astype(np.uint8)
+
+
 def thumbnail(frame: np.ndarray) -> np.ndarray:
     small = cv2.resize(frame, THUMB, interpolation=cv2.INTER_AREA)
     return cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small
@@ -112,8 +117,7 @@ class EmptyTable:
             self._clear.append(frame)
             if len(self._clear) < self.samples:
                 return False
-            mean = np.mean(np.stack(self._clear), axis=0)
-            self._use(np.round(mean).astype(np.uint8), "refreshed")
+            self._use(averaged(self._clear), "refreshed")
         else:
             self._clear = []
             self._unchecked.append(frame)

@@ -53,19 +53,9 @@ class OnnxNet:
         if pinned is not None and pinned != self.sha256:
             raise VisionError(f"{what} weights {weights}: SHA-256 {self.sha256} is not the {pinned} pinned in "
                               f"{MANIFEST}: the file was changed or corrupted; reinstall tablehw")
-        self.session = load_session(model, f"{what} {weights}")
-        self.precision = "fused"  # ONNX Runtime's fused kernels as they come on this CPU
-        deviation = deviation_from_exact(self.session, model)
-        if deviation > EXACT_TOLERANCE:
-            # x86 without VNNI: its 8-bit kernels sum pairs of 8-bit products in 16 bits, which saturate.
-            self.session = load_session(model, f"{what} {weights}", {"session.x64quantprecision": "1"})
-            self.precision = "x64quantprecision"
-            again = deviation_from_exact(self.session, model)
-            if again > EXACT_TOLERANCE:
-                raise VisionError(f"{what} {weights} computes other outputs on this CPU than its exact arithmetic "
-                                  f"(off by up to {deviation:.2f}, {again:.2f} with session.x64quantprecision; at "
-                                  f"most {EXACT_TOLERANCE} is accepted): its readings were never measured here, so "
-                                  "it is not used")
+        self.precision = PRECISION.get(self.sha256) or checked_precision(model, f"{what} {weights}")
+        PRECISION[self.sha256] = self.precision
+        self.session = load_session(model, f"{what} {weights}", KERNELS[self.precision])
         self.input = self.session.get_inputs()[0].name
 
     def forward(self, blob: np.ndarray) -> np.ndarray:
@@ -80,6 +70,26 @@ class OnnxNet:
 # thirty-second session).
 EXACT_TOLERANCE = 0.3
 CHECK_BATCH = 16  # inputs of the check: uniform in [-0.5, 0.5), the range the readers' crops are scaled to
+
+
+# The kernels each network runs on: ONNX Runtime's fused ones as they come, or its exact x64 ones (session config).
+KERNELS = {"fused": {}, "x64quantprecision": {"session.x64quantprecision": "1"}}
+PRECISION: dict[str, str] = {}  # by the network's SHA-256: the kernels this CPU's check chose (once per process)
+
+
+def checked_precision(model: bytes, what: str) -> str:
+    """The kernels the network computes its exact arithmetic on here (`deviation_from_exact`): the fused ones when
+    within EXACT_TOLERANCE, else the exact x64 ones when those are; VisionError when neither is (x86 without VNNI: the
+    fused 8-bit kernels add pairs of 8-bit products in 16 bits, which saturate)."""
+    deviation = deviation_from_exact(load_session(model, what), model)
+    if deviation <= EXACT_TOLERANCE:
+        return "fused"
+    again = deviation_from_exact(load_session(model, what, KERNELS["x64quantprecision"]), model)
+    if again > EXACT_TOLERANCE:
+        raise VisionError(f"{what} computes other outputs on this CPU than its exact arithmetic (off by up to "
+                          f"{deviation:.2f}, {again:.2f} with session.x64quantprecision; at most {EXACT_TOLERANCE} "
+                          "is accepted): its readings were never measured here, so it is not used")
+    return "x64quantprecision"
 
 
 def load_session(model: bytes, what: str, config: dict[str, str] | None = None,

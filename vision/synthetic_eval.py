@@ -17,7 +17,7 @@ import numpy as np
 from .at_rest import agree
 from .calibration import calibrate
 from .dice_reader import DiceReader
-from .empty_table import SAMPLES, EmptyTable
+from .empty_table import SAMPLES, EmptyTable, averaged
 from .felt_check import unvalidated_felt
 from .layouts import layout_for
 from .reading import Pose, Reading
@@ -96,12 +96,16 @@ def evaluate_synthetic(n_throws: int, seed: int = 0, classifier="default", games
     return score
 
 
+def still_frames(scene: Scene, rng: np.random.Generator) -> list[np.ndarray]:
+    """SAMPLES still frames of the table taken while bets were open: the scene without its dice, in its light, each
+    frame with noise of its own."""
+    return [render(replace(scene, dice=[]), rng)[0] for _ in range(SAMPLES)]
+
+
 def learned_model(scene: Scene, rng: np.random.Generator) -> np.ndarray:
-    """The empty-table model the service reads a throw against: the mean of SAMPLES still frames of the table
-    taken while bets were open (`EmptyTable.offer`, refreshed), here the throw's scene without its dice, in its light,
-    each frame with noise of its own."""
-    stills = [render(replace(scene, dice=[]), rng)[0] for _ in range(SAMPLES)]
-    return np.round(np.mean(np.stack(stills), axis=0)).astype(np.uint8)
+    """The empty-table model the service reads a throw against: its still frames averaged (`EmptyTable.offer`,
+    refreshed)."""
+    return averaged(still_frames(scene, rng))
 
 
 def service_refuses_felt(reader: DiceReader) -> bool:
@@ -346,8 +350,8 @@ def probe_chip_beside(n_throws: int, seed: int, split: str = "unseen", games=("c
         before = learned_model(replace(scene, supports=[]), still_rng)
         model = EmptyTable(before, region=region)
         service.use_background(before)
-        for _ in range(SAMPLES):
-            model.offer(render(replace(scene, dice=[]), still_rng)[0], service)
+        for still in still_frames(scene, still_rng):
+            model.offer(still, service)
         out.models[model.how] = out.models.get(model.how, 0) + 1
         out.refused += model.refused > 0
         chips = [rig.camera.project(np.array([[s.x, s.y, 0.0]]))[0] for s in supports]

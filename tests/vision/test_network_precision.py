@@ -28,11 +28,23 @@ def test_the_check_tells_apart_outputs_as_far_off_as_the_float_network_s():
 
 
 def test_a_network_off_its_exact_arithmetic_is_loaded_with_the_exact_kernels_or_refused(monkeypatch):
+    monkeypatch.setattr(onnx_net, "PRECISION", {})  # no check of an earlier load to go by
     seen = iter([1.2, 0.05])  # the fused kernels saturate; the exact ones do not
     monkeypatch.setattr(onnx_net, "deviation_from_exact", lambda session, model: next(seen))
     assert PoseNet().net.precision == "x64quantprecision"
     seen = iter([1.2, 1.1])
+    onnx_net.PRECISION.clear()
     with pytest.raises(VisionError, match=r"pose network .*pose_net.int8.onnx computes other outputs on this CPU "
                                           r"than its exact arithmetic \(off by up to 1.20, 1.10 with "
                                           r"session.x64quantprecision"):
         PoseNet()
+    assert onnx_net.PRECISION == {}  # a refused network leaves no choice behind
+
+
+def test_the_check_runs_once_per_network_and_process(monkeypatch):
+    monkeypatch.setattr(onnx_net, "PRECISION", {})
+    checks = []
+    real = onnx_net.deviation_from_exact
+    monkeypatch.setattr(onnx_net, "deviation_from_exact", lambda s, m: checks.append(1) or real(s, m))
+    first, second = PoseNet().net, PoseNet().net
+    assert len(checks) in (1, 2) and first.precision == second.precision == onnx_net.PRECISION[first.sha256]
