@@ -6,8 +6,14 @@ that way. Where the model comes from:
 
 1. Installation: `tablehw vision calibrate` keeps its photo of the empty table beside the calibration.
 2. Between throws (bets open: the dice are with the shooter) the camera offers still frames. A frame
-   is *clear* when the reader, against the current model, finds no die in it; `samples` clear frames
-   are averaged into the next model. So the model follows the light's drift, a chip left on the layout.
+   is *clear* when the reader, against the current model, reads no die in it; `samples` clear frames
+   are averaged into the next model. So the model follows the light's drift, and the chips players put
+   on a craps layout: the reader finds some of them as dice it cannot read (a chip is no die), and a
+   table whose model refused every frame with a chip in it would void every throw while bets lie there.
+   What the model so holds that the table did not (`objects`: the model read against the table as
+   installed or last replaced) is told to the judge with each reading (`seen`): a throw that finds
+   anything where such an object lies (a die on a chip, a chip knocked away, a die left lying and hit) is
+   void (vision/throw_judge.py), and a die touching one is a die touching a foreign object.
 3. No model yet, or the table no longer looks like it (more than `unfit_share` of the table's thumbnail
    differs: lights switched, the camera knocked): nothing can check a frame, so the median of `samples`
    still frames of the clear phase becomes the model. A die left lying there then is part of the
@@ -20,11 +26,13 @@ Until it has a model that fits the frame, a read is declined (`unfit` says why).
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 import cv2
 import numpy as np
 
 from .dice_reader import DiceReader
+from .reading import HELD, Blob, Reading
 
 log = logging.getLogger(__name__)
 
@@ -61,18 +69,35 @@ class EmptyTable:
         self.thumb: np.ndarray | None = None
         self.version = 0
         self.how = "none"  # installation | refreshed | replaced: where the current model came from
-        self.refused = 0  # frames offered while something the reader takes for a die lay on the table
+        self.refused = 0  # frames offered while a die the reader reads lay on the table
+        self.reference: np.ndarray | None = None  # the table as installed or last replaced: what "empty" means
+        self.objects: tuple[Blob, ...] = ()  # what the model holds that the reference does not (`held`)
         self._clear: list[np.ndarray] = []  # clear frames checked against the model
         self._unchecked: list[np.ndarray] = []  # still frames with nothing to check them against
         if frame is not None:
             self._use(frame, "installation")
 
-    def _use(self, frame: np.ndarray, how: str) -> None:
+    def _use(self, frame: np.ndarray, how: str, objects: tuple[Blob, ...] = ()) -> None:
         self.frame = np.ascontiguousarray(frame)
         self.thumb = thumbnail(self.frame)
         self.version += 1
         self.how = how
+        self.objects = objects
+        if how != "refreshed":
+            self.reference = self.frame  # nothing to tell what in it is no table: its own objects are unknown
         self._clear, self._unchecked = [], []
+
+    def held(self, model: np.ndarray, reader: DiceReader) -> tuple[Blob, ...]:
+        """What `model` holds that the reference does not: the dice-like things and blobs the reader finds in it
+        against the reference, as blobs `HELD` (the reader is left reading against the reference)."""
+        reader.use_background(self.reference)
+        found = reader.read(model)
+        return (tuple(Blob(d.x, d.y, d.w, d.h, HELD, d.table_xy) for d in found.dice)
+                + tuple(Blob(b.x, b.y, b.w, b.h, HELD, b.table_xy) for b in found.blobs))
+
+    def seen(self, reading: Reading) -> Reading:
+        """A reading against this model, told what the model holds (`objects`, among its blobs) for the judge."""
+        return replace(reading, blobs=reading.blobs + self.objects) if self.objects else reading
 
     def changed_share(self, frame: np.ndarray) -> float:
         """Share of the table (thumbnail) that differs from the model; 1.0 without a model."""
@@ -110,14 +135,19 @@ class EmptyTable:
         (which `reader` then uses)."""
         if self.unfit(frame) is None:
             self._unchecked = []
-            if reader.read(frame).dice:
-                self._clear = []  # a die (or what the reader takes for one) lies there: not the empty table
+            if any(d.is_read for d in reader.read(frame).dice):
+                self._clear = []  # a die lies there: never part of the empty table
                 self.refused += 1
                 return False
             self._clear.append(frame)
             if len(self._clear) < self.samples:
                 return False
-            self._use(averaged(self._clear), "refreshed")
+            model = averaged(self._clear)
+            self._use(model, "refreshed", self.held(model, reader))
+            if self.objects:
+                log.info("empty-table model %d holds %d things the table as installed did not (chips? a die left "
+                         "lying?) at %s px: a throw that finds anything there is void", self.version,
+                         len(self.objects), ", ".join(f"({b.x:.0f}, {b.y:.0f})" for b in self.objects[:8]))
         else:
             self._clear = []
             self._unchecked.append(frame)

@@ -67,11 +67,15 @@ class Die:
         return out
 
 
+HELD = "held"  # Blob.why of what the empty-table model holds that the table as installed did not
+
+
 @dataclass(frozen=True, slots=True)
 class Blob:
     """Something that is not a readable die: its box in pixels and why it was kept aside (`unread`: a die-sized
     blob no die was found in; `object`: a blob larger than the dice found in it explain, something they lie
-    against; `moving`: a die-like blob of a frame taken while the dice move)."""
+    against; `moving`: a die-like blob of a frame taken while the dice move; `held`: something the empty-table
+    model holds that the table as installed did not, a chip on the layout, vision/empty_table.py)."""
 
     x: float
     y: float

@@ -317,13 +317,14 @@ class ChipCounts:
 class ChipProbe:
     """What `probe_chip_beside` counts, each throw read two ways: against the calibration's clean empty table
     (`calibration`), and as the service reads it (`service`: against the model it learned from still frames with the
-    chip on the table, or, where the reader found a die in them, `refused`, against its model from before the chip);
+    chip on the table, or, where the reader read a die in them, `refused`, against its model from before the chip);
     how the service's models came (`models`: EmptyTable.how, by count)."""
 
     calibration: ChipCounts = field(default_factory=ChipCounts)
     service: ChipCounts = field(default_factory=ChipCounts)
     models: dict[str, int] = field(default_factory=dict)
     refused: int = 0
+    holding: int = 0  # service models that hold something the table before the chip did not (`EmptyTable.objects`)
 
 
 def probe_chip_beside(n_throws: int, seed: int, split: str = "unseen", games=("craps", "banca-francesa"),
@@ -355,8 +356,9 @@ def probe_chip_beside(n_throws: int, seed: int, split: str = "unseen", games=("c
         out.models[model.how] = out.models.get(model.how, 0) + 1
         out.refused += model.refused > 0
         chips = [rig.camera.project(np.array([[s.x, s.y, 0.0]]))[0] for s in supports]
-        for r, counts in ((reader, out.calibration), (service, out.service)):
-            count_chip_throw(r.read(frame), truth, chips, game, cal, counts)
+        out.holding += bool(model.objects)
+        count_chip_throw(reader.read(frame), truth, chips, game, cal, out.calibration)
+        count_chip_throw(model.seen(service.read(frame)), truth, chips, game, cal, out.service)
     return out
 
 

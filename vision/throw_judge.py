@@ -2,7 +2,8 @@
 
 Rules per game are those of the regulations digest (first table); each `ThrowRules` names its
 source. The reasons are checked in a fixed order, so one throw gets one reason: off_table, stacked,
-overlapping, cocked, not_past_middle, wrong_count, foreign_object, uncertain.
+overlapping, cocked, not_past_middle, uncertain (frames that disagree; something where the empty-table model holds an
+object), wrong_count, foreign_object, uncertain (a die not read).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numpy as np
 
 from .calibration import Calibration
 from .errors import GameRulesError
-from .reading import Blob, Die, Pose, Reading
+from .reading import HELD, Blob, Die, Pose, Reading
 from .throw_track import passed_middle
 
 
@@ -113,7 +114,8 @@ def gap(blob: Blob, die: Die) -> float:
 def touching_object(reading: Reading) -> tuple[Die, Blob] | None:
     """A die at rest against something that is not a die: in one silhouette with something larger than its dice
     explain (`object`: a chip stack, a hand), or beside something die-sized the reader kept aside (`unread`: a
-    coin, a lighter, ash) within TOUCH_GAP. None when nothing touches a die."""
+    coin, a lighter, ash) or the empty-table model holds (`held`: a chip lying there between throws) within
+    TOUCH_GAP. None when nothing touches a die."""
     for d in reading.dice:
         b = object_touched_by(reading, d)
         if b is not None:
@@ -125,8 +127,22 @@ def object_touched_by(reading: Reading, d: Die) -> Blob | None:
     """What that is not a die the die `d` touches (`touching_object`), or None."""
     for b in reading.blobs:
         inside = abs(d.x - b.x) <= b.w / 2.0 and abs(d.y - b.y) <= b.h / 2.0
-        if (b.why == "object" and inside) or (b.why == "unread" and gap(b, d) <= TOUCH_GAP * reading.die_size_px):
+        beside = b.why in ("unread", HELD) and gap(b, d) <= TOUCH_GAP * reading.die_size_px
+        if (b.why == "object" and inside) or beside:
             return b
+    return None
+
+
+def at_held_object(reading: Reading) -> tuple[Die | Blob, Blob] | None:
+    """Something found where the empty-table model holds an object (`held`, vision/empty_table.py), with that
+    object: a die thrown onto a chip, a chip or a die left lying there knocked away. The model hides the object,
+    so the reader cannot tell what lies there now; None when nothing is."""
+    held = [b for b in reading.blobs if b.why == HELD]
+    found = [*reading.dice, *reading.unmatched, *(b for b in reading.blobs if b.why != HELD)]
+    for b in held:
+        for thing in found:
+            if abs(thing.x - b.x) <= b.w / 2.0 and abs(thing.y - b.y) <= b.h / 2.0:
+                return thing, b
     return None
 
 
@@ -165,6 +181,16 @@ def judge(reading: Reading, rules: ThrowRules, calibration: Calibration | None =
     if reading.unmatched:  # frames of the resting dice disagree on what lies there (at_rest.agree)
         d = reading.unmatched[0]
         return void(VoidReason.UNCERTAIN, f"{where(d)}: found in some frames of the dice at rest only")
+    held = at_held_object(reading)
+    if held is not None:
+        thing, b = held
+        at = f"({b.x:.0f}, {b.y:.0f}) px"
+        if rules.foreign_object_void and isinstance(thing, Die):
+            return void(VoidReason.FOREIGN_OBJECT, f"{where(thing)} lies on something that is not a die, which the "
+                                                   f"empty-table model holds at {at} (Portugal 1995 IV.8(a) (004))")
+        return void(VoidReason.UNCERTAIN, f"something at ({thing.x:.0f}, {thing.y:.0f}) px lies where the empty-table "
+                                          f"model holds an object, at {at} (a chip lying there between throws? a die "
+                                          "left lying?): the reader cannot tell what lies there now")
     if rules.n_dice and len(dice) != rules.n_dice:
         return void(VoidReason.WRONG_COUNT, f"{len(dice)} dice seen, {rules.game} throws {rules.n_dice}")
     touched = touching_object(reading) if rules.foreign_object_void else None

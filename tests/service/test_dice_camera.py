@@ -19,6 +19,7 @@ from firmware_host.hardware import HardwareTable
 from firmware_host.rounds.inputs import DeviceHealthChanged, DeviceNotice
 from vision.calibration import Calibration
 from vision.evidence import BANNER_PX
+from vision.reading import HELD, Blob
 
 from .camera_table import SECTION, Table
 from .engine_harness import feed, make_engine, sent
@@ -385,3 +386,19 @@ def test_the_reader_s_own_broken_files_are_named_as_the_camera_s_not_the_calibra
     with pytest.raises(DeviceError, match=r"^camera: cannot read the networks' manifest") as refused:
         HardwareTable(SECTION, "craps", EvidenceStore(tmp_path / "storage", 7), calibration=str(replay.calibration))
     assert "camera_calibration" not in str(refused.value)
+
+
+def test_the_judge_is_told_what_the_empty_table_model_holds(tmp_path, replay):
+    """A chip lying on the layout between throws is learned into the model (vision/empty_table.py), so the reader no
+    longer sees it; the camera tells the judge each reading where such things lie (`EmptyTable.seen`): a die thrown
+    onto one is void `uncertain`, not read as if it lay on the felt."""
+    with Table(tmp_path, replay.calibration, replay.empty) as t:
+        camera = t.table.camera
+        first = camera.reader.read(replay.throws[0].still[0]).dice[0]
+        size = 2.0 * camera.reader.calibration.die_px
+        camera.empty_table.objects = (Blob(first.x + 3.0, first.y, size, size, HELD),)  # as if a chip lay there
+        t.throw(replay.throws[0])
+        assert wait_for(lambda: t.seen(), 30)
+    seen = t.seen()[0]
+    assert seen.faces is None and seen.void_reason == "uncertain"
+    assert f"something at ({first.x:.0f}, {first.y:.0f}) px lies where the empty-table model holds an object" in seen.detail["detail"]

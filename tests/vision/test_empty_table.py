@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
 from vision.dice_reader import DiceReader
 from vision.empty_table import EmptyTable
+from vision.reading import HELD
 from vision.synthetic import render
 from vision.synthetic_eval import evaluate_synthetic, learned_model
-from vision.synthetic_scenes import random_scene
+from vision.synthetic_held import chip_beside
+from vision.synthetic_scenes import flat, free_spots, random_scene
+from vision.throw_judge import judge, rules_for
 
 
 def region(cal):
@@ -102,3 +107,49 @@ def test_the_rendered_evaluations_learned_model_is_the_table_in_the_throws_light
     assert np.median(off_dice) < np.median(np.median(np.abs(frame.astype(int) - empty), axis=2))
     with pytest.raises(ValueError, match="model must be"):
         evaluate_synthetic(1, model="clean")
+
+
+def chips_on_the_layout(rig, rng):
+    """A chip and a coin lying on a craps layout between throws (where chips lie beside dice), and dice thrown well
+    away from them (over 3 die edges)."""
+    placed = [flat(rig, x, y, rng) for x, y in free_spots(rig, 2, rng)]
+    supports = chip_beside(rig, placed, rng)
+    supports += chip_beside(rig, placed, rng, supports)
+    reach = 3.0 * rig.layout.die_mm
+    for _ in range(50):
+        dice = [flat(rig, x, y, rng) for x, y in free_spots(rig, 2, rng)]
+        if all(math.hypot(d.centre[0] - s.x, d.centre[1] - s.y) > reach + s.radius for d in dice for s in supports):
+            return supports, dice
+    raise AssertionError("no place for the dice away from the chips")
+
+
+def test_chips_the_reader_cannot_read_are_learned_and_a_throw_that_finds_anything_where_they_lay_is_void(craps_rig):
+    """A chip on a craps layout the reader finds as a die it cannot read: a model that refused it would void every
+    throw while it lies there. It is learned, and the model says what it holds (`objects`); told that (`seen`), the
+    judge reads a throw away from it, and voids one that finds anything where it lay (here: taken away, so the felt
+    shows where the model has the chip)."""
+    rig, empty, cal = craps_rig
+    rng = np.random.default_rng(7)  # on this table the coin is found as a die the reader cannot read
+    supports, dice = chips_on_the_layout(rig, rng)
+    with_chips = rig.scene([], rng, supports=supports)
+    reader = DiceReader(cal, background=empty)
+    still = [render(with_chips, rng)[0] for _ in range(3)]
+    found = reader.read(still[0]).dice
+    assert found and not any(d.is_read for d in found)
+    model = EmptyTable(empty, region=region(cal), samples=3)
+    assert [model.offer(f, reader) for f in still] == [False, False, True]
+    assert model.how == "refreshed" and model.refused == 0
+    coin = [s for s in supports if not s.chip][0]
+    u, v = rig.camera.project(np.array([[coin.x, coin.y, 0.0]]))[0]
+    assert model.objects and all(b.why == HELD for b in model.objects)
+    assert any(abs(b.x - u) < cal.die_px and abs(b.y - v) < cal.die_px for b in model.objects)
+
+    frame, truth = render(rig.scene(dice, rng, supports=supports), rng)
+    verdict = judge(model.seen(reader.read(frame)), rules_for("craps"), cal)
+    assert verdict.valid, verdict.detail
+    assert sorted(verdict.values) == sorted(t.value for t in truth)
+
+    taken, _ = render(rig.scene(dice, rng, supports=[s for s in supports if s is not coin]), rng)
+    verdict = judge(model.seen(reader.read(taken)), rules_for("craps"), cal)
+    assert not verdict.valid and verdict.reason.value == "uncertain"
+    assert "lies where the empty-table model holds an object" in verdict.detail

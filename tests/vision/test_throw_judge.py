@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -247,3 +249,30 @@ def test_verdict_json_shape():
     v = judge(reading(die(5, 120, 100), die(2, 150, 200)), CRAPS, table("craps"))
     doc = v.as_json()
     assert doc["verdict"] == "void" and doc["reason"] == "not_past_middle" and doc["values"] is None
+
+
+def test_what_the_empty_table_model_holds_is_judged_like_what_is_seen_and_anything_found_on_it_voids():
+    """A chip lying on the layout between throws is in the empty-table model (vision/empty_table.py), so the reader
+    does not see it: the model tells it (`held`). A die against it is a die against a chip: void in banca francesa
+    (004 IV.8(a)), valid in craps (001 Art. 3; 004 VI.6-7). Anything found where it lies (a die on it, or the felt
+    where a chip was knocked away, kept aside as not a die) cannot be told apart from it: void, the dealer reads."""
+    beside = Blob(100 + 9.5 + 2 + 8, 100, 16.0, 16.0, "held")  # its box 2 px from the die at (100, 100)
+    v = judge(reading(die(5, 100, 100), die(2, 200, 200), die(3, 300, 100), blobs=[beside]), BANCA,
+              table("banca-francesa"))
+    assert not v.valid and v.reason is VoidReason.FOREIGN_OBJECT and "IV.8(a)" in v.detail
+    v = judge(reading(die(5, 230, 100), die(2, 300, 200), blobs=[replace(beside, x=230 + 9.5 + 2 + 8)]), CRAPS,
+              table("craps"))
+    assert v.valid and v.values == (5, 2)
+
+    under = Blob(234, 100, 40.0, 40.0, "held")  # the die at (230, 100) lies on it
+    v = judge(reading(die(5, 230, 100), die(2, 300, 200), blobs=[under]), CRAPS, table("craps"))
+    assert not v.valid and v.reason is VoidReason.UNCERTAIN
+    assert "something at (230, 100) px lies where the empty-table model holds an object" in v.detail
+    v = judge(reading(die(3, 300, 100), die(2, 200, 200), die(5, 230, 100), blobs=[under]), BANCA,
+              table("banca-francesa"))
+    assert not v.valid and v.reason is VoidReason.FOREIGN_OBJECT and "lies on something that is not a die" in v.detail
+
+    gone = Blob(400, 300, 19.0, 19.0, "unread")  # the felt where the model has a chip: the chip was knocked away
+    v = judge(reading(die(5, 230, 100), die(2, 300, 200), blobs=[gone, Blob(402, 301, 40.0, 40.0, "held")]), CRAPS,
+              table("craps"))
+    assert not v.valid and v.reason is VoidReason.UNCERTAIN and "(400, 300) px" in v.detail
