@@ -339,11 +339,13 @@ def probe_chip_beside(n_throws: int, seed: int, split: str = "unseen", games=("c
     and models are drawn from a second generator, so the throws are those of the first reading alone."""
     rng, still_rng = np.random.default_rng(seed), np.random.default_rng([seed, 1])
     out = ChipProbe()
+    services: dict[str, tuple[DiceReader, np.ndarray]] = {}  # by game: its table's service reader and search area
     for game, rig, reader, new in probe_tables(n_throws, games, throws_per_rig, split, rng):
         cal = reader.calibration
         if new:
-            region = cal.search_mask(*cal.image_size, 0.25)
-            service = DiceReader(cal, classifier=reader.classifier, pose_net=reader.pose_net)
+            services[game] = (DiceReader(cal, classifier=reader.classifier, pose_net=reader.pose_net),
+                              cal.search_mask(*cal.image_size, 0.25))
+        service, region = services[game]
         dice = [flat(rig, x, y, rng) for x, y in free_spots(rig, DICE_PER_GAME[game], rng)]
         supports = chip_beside(rig, dice, rng)
         scene = rig.scene(dice, rng, supports=supports)

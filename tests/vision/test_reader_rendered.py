@@ -6,6 +6,7 @@ from collections import Counter
 
 import pytest
 
+from vision import synthetic_eval
 from vision.face_classifier import DEFAULT_WEIGHTS
 from vision.synthetic_eval import evaluate_synthetic, probe_chip_beside, probe_tipped_to_nadir
 
@@ -251,11 +252,22 @@ def test_the_probe_of_dice_tipped_to_the_camera_s_foot_counts_each_die_and_throw
     assert sum(p.verdicts.values()) == p.voiding and p.verdicts.get("valid", 0) == p.published
 
 
-def test_the_probe_of_flat_dice_beside_a_chip_counts_each_die_once_by_where_it_lies():
+def test_the_probe_of_flat_dice_beside_a_chip_counts_each_die_once_by_where_it_lies(monkeypatch):
     """`probe_chip_beside` (make bench's figure): every die of a valid throw flat, counted once for each way it is
     read, by the chip or coin (within 3 die edges of it) or not; what it counts stays within what it saw. The model
-    the service reads against is learned from the still frames, or stays the one from before the chip (refused)."""
+    the service reads against is learned from the still frames, or stays the one from before the chip (refused).
+    Each throw is read, both ways, by a reader of its own table: the games take turns, and the service's reading of
+    a craps throw once came from the banca francesa table's reader, its die size and search area another table's."""
+    counted = synthetic_eval.count_chip_throw
+    sizes = []
+
+    def count(reading, truth, chips, game, cal, out):
+        sizes.append((reading.die_size_px, cal.die_px))
+        counted(reading, truth, chips, game, cal, out)
+
+    monkeypatch.setattr(synthetic_eval, "count_chip_throw", count)
     p = probe_chip_beside(4, seed=5, split="tune")
+    assert len(sizes) == 8 and all(read == pytest.approx(own) for read, own in sizes), sizes
     for c in (p.calibration, p.service):
         assert c.by_chip.dice + c.other.dice == 2 * 2 + 2 * 3 and c.by_chip.dice >= 2
         for counts in (c.by_chip, c.other):
