@@ -236,13 +236,14 @@ def test_bench_flat_dice_beside_a_chip_unseen_looks():
     """Flat dice with a chip, a stack of chips or a coin lying 0.5-6 mm beside one of them (vision.synthetic_held.
     chip_beside), as chips lie about a craps layout: craps and banca francesa in turn, 200 valid throws, unseen looks,
     one frame, read against the calibration's empty table and as the service reads it (its model learned from still
-    frames with the chip on the table, or its model from before the chip where it found a die in them). Both groups'
-    reads and misreads are printed (the first run: the dice by the chip read less often against the calibration's,
-    declined by the silhouette check, never misread; docs/vision.md, thirty-first and thirty-second sessions); a
-    valid throw with a die read wrong is a wrong result."""
+    frames with the chip on the table, told to the judge where it holds what the table did not, or its model from
+    before the chip where it read a die in them). Both groups' reads and misreads are printed (the first run: the
+    dice by the chip read less often against the calibration's, declined by the silhouette check, never misread;
+    docs/vision.md, thirty-first to thirty-third sessions); a valid throw with a die read wrong is a wrong result."""
     ((_, p, took),) = probe_each((CHIP_SEED,), lambda seed: probe_chip_beside(200, seed=seed, split="unseen"))
     print(f"\nflat dice beside a chip or coin, UNSEEN looks, seed {CHIP_SEED}, 200 throws, one frame, {took:.0f} s; "
-          f"the service's models: {p.models}, of them still frames with a die found (the chip not learned) {p.refused}")
+          f"the service's models: {p.models}, of them still frames with a die read (the chip not learned) "
+          f"{p.refused}, models holding something the table before did not (told to the judge) {p.holding}")
     for name, c in (("calibration's", p.calibration), ("service's", p.service)):
         near, other = c.by_chip, c.other
         print(f"  {name:<14} dice within 3 die edges of it read {near.right} of {near.dice} "

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
+from vision.calibration import calibrate
 from vision.dice_reader import DiceReader
 from vision.empty_table import EmptyTable
 from vision.reading import HELD
 from vision.synthetic import render
 from vision.synthetic_eval import evaluate_synthetic, learned_model
 from vision.synthetic_held import chip_beside
-from vision.synthetic_scenes import flat, free_spots, random_scene
+from vision.synthetic_scenes import flat, free_spots, random_rig, random_scene
+from vision.synthetic_supports import random_support
 from vision.throw_judge import judge, rules_for
 
 
@@ -153,3 +156,29 @@ def test_chips_the_reader_cannot_read_are_learned_and_a_throw_that_finds_anythin
     verdict = judge(model.seen(reader.read(taken)), rules_for("craps"), cal)
     assert not verdict.valid and verdict.reason.value == "uncertain"
     assert "lies where the empty-table model holds an object" in verdict.detail
+
+
+def test_a_die_against_a_coin_that_lay_on_the_track_before_the_throw_is_a_foreign_object():
+    """Portugal 1995 IV.8(a) (004): a banca francesa throw is void when a die touches an object foreign to the table. A
+    coin that lay on the track while bets were open is in the empty-table model, hidden from the reader: judged on
+    the reading alone, a die against it was published valid. Told what the model holds, the judge voids it."""
+    rng = np.random.default_rng(11)
+    rig = random_rig("banca-francesa", rng, split="tune")
+    empty, _ = render(rig.scene([], rng, clean=True), rng)
+    cal = calibrate(empty, rig.layout, float(rig.camera.position[2]))
+    reader = DiceReader(cal, background=empty)
+    dice = [flat(rig, x, y, rng) for x, y in free_spots(rig, 3, rng)]
+    coin = random_support(0.0, 0.0, 2.0, rng, coin=True)
+    (x, y), d = dice[0].centre[:2], rig.layout.die_mm
+    coin = replace(coin, x=float(x) + coin.radius + 0.72 * d, y=float(y))  # past the die's corners, its face 0-4 mm off
+    model = EmptyTable(empty, region=region(cal), samples=3)
+    lying = rig.scene([], rng, supports=[coin])
+    assert [model.offer(render(lying, rng)[0], reader) for _ in range(3)] == [False, False, True]
+    assert model.objects, "the coin is what the model holds that the table as installed did not"
+
+    frame, truth = render(rig.scene(dice, rng, supports=[coin]), rng)
+    reading = reader.read(frame)
+    assert sorted(reading.values) == sorted(t.value for t in truth)
+    assert judge(reading, rules_for("banca-francesa"), cal).valid  # the reading alone: the coin is not in it
+    verdict = judge(model.seen(reading), rules_for("banca-francesa"), cal)
+    assert not verdict.valid and verdict.reason.value == "foreign_object" and "IV.8(a)" in verdict.detail
