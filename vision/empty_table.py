@@ -142,12 +142,8 @@ class EmptyTable:
             self._clear.append(frame)
             if len(self._clear) < self.samples:
                 return False
-            model = averaged(self._clear)
-            self._use(model, "refreshed", self.held(model, reader))
-            if self.objects:
-                log.info("empty-table model %d holds %d things the table as installed did not (chips? a die left "
-                         "lying?) at %s px: a throw that finds anything there is void", self.version,
-                         len(self.objects), ", ".join(f"({b.x:.0f}, {b.y:.0f})" for b in self.objects[:8]))
+            self.refresh(averaged(self._clear), reader)
+            return True
         else:
             self._clear = []
             self._unchecked.append(frame)
@@ -159,3 +155,13 @@ class EmptyTable:
             self._use(median.astype(np.uint8), "replaced")
         reader.use_background(self.frame)
         return True
+
+    def refresh(self, model: np.ndarray, reader: DiceReader) -> None:
+        """Make `model` (clear still frames averaged) the model, holding what the reader finds in it against the
+        reference (`held`); `reader` reads against it from now on."""
+        self._use(model, "refreshed", self.held(model, reader))
+        if self.objects:
+            log.info("empty-table model %d holds %d things the table as installed did not (chips? a die left lying?) "
+                     "at %s px: a throw that finds anything there is void", self.version, len(self.objects),
+                     ", ".join(f"({b.x:.0f}, {b.y:.0f})" for b in self.objects[:8]))
+        reader.use_background(self.frame)

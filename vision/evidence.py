@@ -19,7 +19,7 @@ import numpy as np
 
 from .calibration import Calibration
 from .errors import VisionError
-from .reading import Pose, Reading
+from .reading import HELD, Pose, Reading
 from .throw_judge import Verdict
 
 COLOURS = {  # BGR per pose
@@ -58,6 +58,8 @@ def annotate(frame: np.ndarray, reading: Reading, verdict: Verdict | None = None
     for b in reading.blobs:
         cv2.rectangle(out, (round(b.x - b.w / 2), round(b.y - b.h / 2)), (round(b.x + b.w / 2), round(b.y + b.h / 2)),
                       (0, 0, 255), 1)
+        if b.why == HELD:  # not in this frame's differences: the empty-table model holds it (a chip on the layout)
+            label(out, "held by the model", (round(b.x - b.w / 2), round(b.y + b.h / 2 + 14)), (80, 80, 255), 0.4)
     for d in reading.unmatched:  # found in later frames of the resting dice only (at_rest.agree): why it is void
         cv2.rectangle(out, (round(d.x - d.w / 2), round(d.y - d.h / 2)), (round(d.x + d.w / 2), round(d.y + d.h / 2)),
                       (0, 0, 255), 1, cv2.LINE_4)

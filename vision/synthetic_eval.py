@@ -63,7 +63,8 @@ def evaluate_synthetic(n_throws: int, seed: int = 0, classifier="default", games
     noise, drawn from a stream of its own, so the first frame and every later throw are those of `reads=1`.
     `model`: the empty table each throw is read against, the calibration's (its clean frame) or, `learned`, the
     model the service reads a throw against (`learned_model`, its frames from a stream of their own: the same
-    throws)."""
+    throws), refreshed as the service refreshes it (`EmptyTable.refresh`: the judge is told what it holds that the
+    clean frame does not)."""
     if model not in ("calibration", "learned"):
         raise ValueError(f"model must be 'calibration' or 'learned', got {model!r}")
     rng = np.random.default_rng(seed)
@@ -77,17 +78,18 @@ def evaluate_synthetic(n_throws: int, seed: int = 0, classifier="default", games
             rig = random_rig(game, rng, split=split)
             reader = calibrated_reader(rig, rng, classifier, pose_net)
             felt_refused = service_refuses_felt(reader)
+            table = EmptyTable(reader.background)
         kinds = list(EXPECTED[game])
         kind = kinds[int(rng.integers(0, len(kinds)))]
         dice = random_scene(rig, kind, rng)
         scene = rig.scene(dice, rng)
         frame, truth = render(scene, rng)
         if model == "learned":
-            reader.use_background(learned_model(scene, np.random.default_rng([seed, i, 2])))
-        reading = reader.read(frame)
+            table.refresh(learned_model(scene, np.random.default_rng([seed, i, 2])), reader)
+        reading = table.seen(reader.read(frame))
         if reads > 1:
             noise = np.random.default_rng([seed, i])
-            reading = agree([reading] + [reader.read(render(scene, noise)[0]) for _ in range(reads - 1)])
+            reading = agree([reading] + [table.seen(reader.read(render(scene, noise)[0])) for _ in range(reads - 1)])
         track = track_readings(reader, rig, dice, kind, rng) if kind in ("not_past_middle", "wall_bounce") else ()
         verdict = judge(reading, rules_for(game), reader.calibration, track)
         add(score, game, kind, truth, reading, verdict, reader.calibration.die_px, felt_refused)

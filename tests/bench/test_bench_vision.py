@@ -106,8 +106,9 @@ def test_bench_rendered_tables_unseen_looks_three_agreed_reads():
     differently, or declined in another frame) and adds only dice every frame declined for their confidence
     alone or read, at a mean confidence that reaches the threshold (tests/vision/test_reader_rendered.py). The
     last row reads the three frames against the empty-table model the service learns while bets are open (the mean
-    of still frames in the throw's light: `learned_model`), where the others read against the calibration's clean
-    frame (docs/vision.md, thirty-second session)."""
+    of still frames in the throw's light: `learned_model`, refreshed as the service refreshes it, the judge told what
+    it holds that the clean frame does not), where the others read against the calibration's clean frame
+    (docs/vision.md, thirty-second and thirty-third sessions)."""
     t0 = time.perf_counter()
     one = evaluate_synthetic(600, seed=THREE_READS_SEED, split="unseen").as_json()
     three = evaluate_synthetic(600, seed=THREE_READS_SEED, split="unseen", reads=3).as_json()

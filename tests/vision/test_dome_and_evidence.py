@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -9,7 +11,7 @@ from vision.calibration import calibrate
 from vision.dome import DomeReader
 from vision.errors import CalibrationError, VisionError
 from vision.evidence import annotate, write_evidence
-from vision.reading import Die, Pose, Reading
+from vision.reading import HELD, Blob, Die, Pose, Reading
 from vision.synthetic import render
 from vision.synthetic_scenes import random_rig, random_scene
 from vision.throw_judge import VoidReason, judge, rules_for
@@ -86,6 +88,18 @@ def test_evidence_draws_a_die_found_in_later_frames_only(craps_rig):
     bare = annotate(empty, Reading((read,), die_size_px=25.0), None, cal)
     out = annotate(empty, reading, judge(reading, rules_for("craps")), cal)
     assert np.any(out[287:314, 586:590] != bare[287:314, 586:590])  # its box's left side
+
+
+def test_evidence_names_what_the_empty_table_model_holds(craps_rig):
+    """A chip the service's model holds (vision/empty_table.py) is not in the frame's differences: the evidence draws
+    its box and says where it comes from, beneath the box, so a throw void for it shows why."""
+    _, empty, cal = craps_rig
+    read = Die(5, 400.0, 300.0, 25.0, 25.0, 0.99, Pose.FLAT, True)
+    chip = Blob(600.0, 300.0, 40.0, 40.0, HELD)
+    bare = annotate(empty, Reading((read,), (replace(chip, why="unread"),), 25.0), None, cal)
+    out = annotate(empty, Reading((read,), (chip,), 25.0), None, cal)
+    assert np.any(out[281:319, 578:582] != empty[281:319, 578:582])  # its box's left side
+    assert np.any(out[322:336, 580:700] != bare[322:336, 580:700])  # the words beneath it
 
 
 def test_evidence_folder_that_cannot_be_made_is_a_clear_error(tmp_path, craps_rig):
