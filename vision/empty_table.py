@@ -88,12 +88,13 @@ class EmptyTable:
         self._clear, self._unchecked = [], []
 
     def held(self, model: np.ndarray, reader: DiceReader) -> tuple[Blob, ...]:
-        """What `model` holds that the reference does not: the dice-like things and blobs the reader finds in it
-        against the reference, as blobs `HELD` (the reader is left reading against the reference)."""
+        """What `model` holds that the reference does not: every part of the reader's foreground of `model` against
+        the reference (not only what it would take for dice: a chip it finds no die in is no find, but it is there),
+        as blobs `HELD` (the reader is left reading against the reference)."""
         reader.use_background(self.reference)
-        found = reader.read(model)
-        return (tuple(Blob(d.x, d.y, d.w, d.h, HELD, d.table_xy) for d in found.dice)
-                + tuple(Blob(b.x, b.y, b.w, b.h, HELD, b.table_xy) for b in found.blobs))
+        cal = reader.calibration
+        return tuple(Blob(b.x, b.y, b.w, b.h, HELD, None if cal is None else cal.to_table(b.x, b.y))
+                     for b in reader.foreground(model).blobs)
 
     def seen(self, reading: Reading) -> Reading:
         """A reading against this model, told what the model holds (`objects`, among its blobs) for the judge."""

@@ -138,14 +138,16 @@ class TippedProbe:
 
 
 def probe_tipped_to_nadir(n_throws: int, seed: int, split: str = "unseen", games=None, throws_per_rig: int = 30,
-                          held: bool = False) -> TippedProbe:
+                          held: bool = False, model: str = "calibration") -> TippedProbe:
     """Valid throws with one die tipped towards the camera's foot by about its view angle (`tipped_to_nadir`: it
     shows no side face, as a flat die under the camera), read from one frame and judged: how often that die is
     taken for flat and read, and how often a game that voids a cocked die publishes the throw valid. The games take
     turns; each gets a new rig every `throws_per_rig` throws. The tipped die rests on bare felt, held by nothing (no
     die can: the probe's worst case), or with `held` as a die can rest tipped (`synthetic_held.tipped_to_nadir_held`:
     a chip or a coin under its raised edge, drawn, or wedged against another die). `games` default: craps, banca
-    francesa and cussec; held, craps and banca francesa (nothing holds such a die in a dome: a dome game is refused)."""
+    francesa and cussec; held, craps and banca francesa (nothing holds such a die in a dome: a dome game is refused).
+    `model` as `evaluate_synthetic`'s: `learned` reads each throw as the service does, against its model of the table
+    without the dice (a chip holding the die lay there before: the model holds it)."""
     if games is None:
         games = ("craps", "banca-francesa") if held else ("craps", "banca-francesa", "cussec")
     domed = [g for g in games if held and layout_for(g).dome is not None]
@@ -158,15 +160,15 @@ def probe_tipped_to_nadir(n_throws: int, seed: int, split: str = "unseen", games
             dice, supports = tipped_to_nadir_held(rig, rng)
             return dice, supports, "chip or coin" if supports else "die"
         return valid_with_one_tipped_to_nadir(rig, rng), [], "nothing"
-    return probe_one_cocked(n_throws, seed, split, games, throws_per_rig, draw)
+    return probe_one_cocked(n_throws, seed, split, games, throws_per_rig, draw, model)
 
 
-def probe_cocked_held(n_throws: int, seed: int, split: str = "unseen",
-                      games=("craps", "banca-francesa", "cussec"), throws_per_rig: int = 30) -> TippedProbe:
+def probe_cocked_held(n_throws: int, seed: int, split: str = "unseen", games=("craps", "banca-francesa", "cussec"),
+                      throws_per_rig: int = 30, model: str = "calibration") -> TippedProbe:
     """Valid throws with one die cocked as real dice are (`synthetic_held.cocked_held`: wedged against a wall or the
     dome's glass, tipped towards the table's middle, or its raised edge on a chip, a stack of chips or a coin, drawn),
-    read from one frame and judged, counted as `probe_tipped_to_nadir` counts."""
-    return probe_one_cocked(n_throws, seed, split, games, throws_per_rig, cocked_held)
+    read from one frame and judged, counted as `probe_tipped_to_nadir` counts (`model` as there)."""
+    return probe_one_cocked(n_throws, seed, split, games, throws_per_rig, cocked_held, model)
 
 
 def probe_tables(n_throws: int, games, throws_per_rig: int, split: str, rng: np.random.Generator):
@@ -182,19 +184,28 @@ def probe_tables(n_throws: int, games, throws_per_rig: int, split: str, rng: np.
         yield game, *rigs[game], new
 
 
-def probe_one_cocked(n_throws: int, seed: int, split: str, games, throws_per_rig: int, draw) -> TippedProbe:
+def probe_one_cocked(n_throws: int, seed: int, split: str, games, throws_per_rig: int, draw,
+                     model: str = "calibration") -> TippedProbe:
     """The probes' loop: `draw(rig, rng)` gives a throw's dice (one of them cocked), the supports to draw and what
-    holds the cocked die."""
-    rng = np.random.default_rng(seed)
+    holds the cocked die; `model` as `evaluate_synthetic`'s (the still frames from a stream of their own: the same
+    throws)."""
+    if model not in ("calibration", "learned"):
+        raise ValueError(f"model must be 'calibration' or 'learned', got {model!r}")
+    rng, still_rng = np.random.default_rng(seed), np.random.default_rng([seed, 1])
     out = TippedProbe()
     refused: dict[str, bool] = {}  # by game: whether the service refuses the felt of its table now
+    tables: dict[str, EmptyTable] = {}  # by game: its table's empty-table model, the clean frame its reference
     for game, rig, reader, new in probe_tables(n_throws, games, throws_per_rig, split, rng):
         if new:
             refused[game] = service_refuses_felt(reader)
-        felt_refused = refused[game]
+            tables[game] = EmptyTable(reader.background)
+        felt_refused, table = refused[game], tables[game]
         dice, supports, holder = draw(rig, rng)
-        frame, truth = render(rig.scene(dice, rng, supports=supports), rng)
-        reading = reader.read(frame)
+        scene = rig.scene(dice, rng, supports=supports)
+        frame, truth = render(scene, rng)
+        if model == "learned":
+            table.refresh(learned_model(scene, still_rng), reader)
+        reading = table.seen(reader.read(frame))
         for t, d in match(reading, truth, reader.calibration.die_px):
             if t.pose == "cocked":
                 out.tipped += 1

@@ -158,6 +158,25 @@ def test_chips_the_reader_cannot_read_are_learned_and_a_throw_that_finds_anythin
     assert "lies where the empty-table model holds an object" in verdict.detail
 
 
+def test_a_chip_the_reader_finds_no_die_in_is_held_all_the_same(craps_rig):
+    """A chip is no die, so the reader often finds nothing in it: no find, no blob kept aside. Held only when found, it
+    was hidden from the judge, and a banca francesa die cocked on a chip the model held so was published valid as
+    read (unseen seed 607, `probe_cocked_held(model="learned")`; cocked dice void there, IV.8(f)). What the model
+    holds is every part of its foreground against the reference."""
+    rig, empty, cal = craps_rig
+    rng = np.random.default_rng(0)  # two chips, neither found as anything by the reader
+    supports, _ = chips_on_the_layout(rig, rng)
+    reader = DiceReader(cal, background=empty)
+    still = [render(rig.scene([], rng, supports=supports), rng)[0] for _ in range(3)]
+    found = reader.read(still[0])
+    assert found.dice == () and found.blobs == ()
+    model = EmptyTable(empty, region=region(cal), samples=3)
+    assert [model.offer(f, reader) for f in still] == [False, False, True]
+    for chip in supports:
+        u, v = rig.camera.project(np.array([[chip.x, chip.y, 0.0]]))[0]
+        assert any(abs(b.x - u) <= b.w / 2 and abs(b.y - v) <= b.h / 2 for b in model.objects), (chip, model.objects)
+
+
 def test_a_die_against_a_coin_that_lay_on_the_track_before_the_throw_is_a_foreign_object():
     """Portugal 1995 IV.8(a) (004): a banca francesa throw is void when a die touches an object foreign to the table. A
     coin that lay on the track while bets were open is in the empty-table model, hidden from the reader: judged on

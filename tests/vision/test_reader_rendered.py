@@ -277,6 +277,17 @@ def test_the_probe_of_flat_dice_beside_a_chip_counts_each_die_once_by_where_it_l
     assert p.refused <= p.models.get("installation", 0)  # refused: still the model from before the chip
 
 
+def test_the_tipped_probe_reads_the_same_throws_as_the_service_reads_them():
+    """`model="learned"`: each throw read against the model the service learns (the table without its dice, in the
+    throw's light, the judge told what it holds), its frames drawn apart: the same throws, the same dice counted."""
+    clean = probe_tipped_to_nadir(6, seed=5, split="tune")
+    served = probe_tipped_to_nadir(6, seed=5, split="tune", model="learned")
+    assert (served.tipped, served.flat, served.voiding) == (clean.tipped, clean.flat, clean.voiding) == (6, 10, 4)
+    assert sum(served.verdicts.values()) == served.voiding and served.published <= served.voiding
+    with pytest.raises(ValueError, match="model must be"):
+        probe_tipped_to_nadir(1, seed=5, split="tune", model="clean")
+
+
 def test_the_probe_of_tipped_dice_held_counts_what_holds_each_one():
     """`probe_tipped_to_nadir(held=True)`: the tipped die held by a chip, a coin or a die it is wedged against
     (`tipped_to_nadir_held`); banca francesa's throws counted by what holds the die, with their verdicts."""
