@@ -229,6 +229,21 @@ def test_bench_cocked_dice_held_as_real_dice_are_unseen_looks():
           f"{total[3] - total[5]}")
 
 
+def test_bench_cocked_dice_held_read_as_the_service_reads_them_unseen_looks():
+    """The same probe on its first seed, each throw read as the service reads it: against the model it learns while
+    bets are open (the table without the dice, in the throw's light; a chip under a die lay there before, so the
+    model holds it, and the judge is told). Read so, a banca francesa die cocked on a chip the reader found nothing
+    in was published valid before what the model holds was every part of its foreground (docs/vision.md,
+    thirty-third session)."""
+    seed = COCKED_HELD_SEEDS[0]
+    ((_, p, took),) = probe_each((seed,), lambda s: probe_cocked_held(300, seed=s, split="unseen", model="learned"))
+    print(f"\ncocked dice held, read as the service reads them (its learned model), UNSEEN looks, seed {seed}, 300 "
+          f"throws, one frame, {took:.0f} s: named cocked {p.named} of {p.tipped} ({p.named / p.tipped:.1%}), seen flat "
+          f"{p.seen_flat}, read {p.read}; banca francesa and cussec throws judged valid (wrong): {p.published} of "
+          f"{p.voiding} {held_detail(p)}")
+    assert p.tipped == 300 and p.voiding == 200
+
+
 # unseen looks, first used 2026-12-06 (thirty-first session); the probe's design was fixed on tune seed 9970
 CHIP_SEED = 659
 
