@@ -65,8 +65,7 @@ def evaluate_synthetic(n_throws: int, seed: int = 0, classifier="default", games
     model the service reads a throw against (`learned_model`, its frames from a stream of their own: the same
     throws), refreshed as the service refreshes it (`EmptyTable.refresh`: the judge is told what it holds that the
     clean frame does not)."""
-    if model not in ("calibration", "learned"):
-        raise ValueError(f"model must be 'calibration' or 'learned', got {model!r}")
+    check_model(model)
     rng = np.random.default_rng(seed)
     score = SyntheticScore()
     games = games or list(EXPECTED)
@@ -84,9 +83,7 @@ def evaluate_synthetic(n_throws: int, seed: int = 0, classifier="default", games
         dice = random_scene(rig, kind, rng)
         scene = rig.scene(dice, rng)
         frame, truth = render(scene, rng)
-        if model == "learned":
-            table.refresh(learned_model(scene, np.random.default_rng([seed, i, 2])), reader)
-        reading = table.seen(reader.read(frame))
+        reading = read_throw(reader, table, scene, frame, model, np.random.default_rng([seed, i, 2]))
         if reads > 1:
             noise = np.random.default_rng([seed, i])
             reading = agree([reading] + [table.seen(reader.read(render(scene, noise)[0])) for _ in range(reads - 1)])
@@ -108,6 +105,24 @@ def learned_model(scene: Scene, rng: np.random.Generator) -> np.ndarray:
     """The empty-table model the service reads a throw against: its still frames averaged (`EmptyTable.offer`,
     refreshed)."""
     return averaged(still_frames(scene, rng))
+
+
+MODELS = ("calibration", "learned")  # the empty tables a rendered throw may be read against
+
+
+def check_model(model: str) -> None:
+    if model not in MODELS:
+        raise ValueError(f"model must be 'calibration' or 'learned', got {model!r}")
+
+
+def read_throw(reader: DiceReader, table: EmptyTable, scene: Scene, frame: np.ndarray, model: str,
+               still_rng: np.random.Generator) -> Reading:
+    """A throw's frame read against the empty table `model` names: the table's (`calibration`: the clean frame it was
+    made with) or, `learned`, the model the service reads it against (`learned_model` from `still_rng`'s frames,
+    refreshed as the service refreshes its model); either way the judge is told what the model holds (`seen`)."""
+    if model == "learned":
+        table.refresh(learned_model(scene, still_rng), reader)
+    return table.seen(reader.read(frame))
 
 
 def service_refuses_felt(reader: DiceReader) -> bool:
@@ -189,8 +204,7 @@ def probe_one_cocked(n_throws: int, seed: int, split: str, games, throws_per_rig
     """The probes' loop: `draw(rig, rng)` gives a throw's dice (one of them cocked), the supports to draw and what
     holds the cocked die; `model` as `evaluate_synthetic`'s (the still frames from a stream of their own: the same
     throws)."""
-    if model not in ("calibration", "learned"):
-        raise ValueError(f"model must be 'calibration' or 'learned', got {model!r}")
+    check_model(model)
     rng, still_rng = np.random.default_rng(seed), np.random.default_rng([seed, 1])
     out = TippedProbe()
     refused: dict[str, bool] = {}  # by game: whether the service refuses the felt of its table now
@@ -203,9 +217,7 @@ def probe_one_cocked(n_throws: int, seed: int, split: str, games, throws_per_rig
         dice, supports, holder = draw(rig, rng)
         scene = rig.scene(dice, rng, supports=supports)
         frame, truth = render(scene, rng)
-        if model == "learned":
-            table.refresh(learned_model(scene, still_rng), reader)
-        reading = table.seen(reader.read(frame))
+        reading = read_throw(reader, table, scene, frame, model, still_rng)
         for t, d in match(reading, truth, reader.calibration.die_px):
             if t.pose == "cocked":
                 out.tipped += 1

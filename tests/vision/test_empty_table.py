@@ -8,12 +8,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from vision.calibration import calibrate
 from vision.dice_reader import DiceReader
 from vision.empty_table import EmptyTable
 from vision.reading import HELD
 from vision.synthetic import render
-from vision.synthetic_eval import evaluate_synthetic, learned_model
+from vision.synthetic_eval import calibrated_reader, evaluate_synthetic, learned_model
 from vision.synthetic_held import chip_beside
 from vision.synthetic_scenes import flat, free_spots, random_rig, random_scene
 from vision.synthetic_supports import random_support
@@ -183,9 +182,8 @@ def test_a_die_against_a_coin_that_lay_on_the_track_before_the_throw_is_a_foreig
     the reading alone, a die against it was published valid. Told what the model holds, the judge voids it."""
     rng = np.random.default_rng(11)
     rig = random_rig("banca-francesa", rng, split="tune")
-    empty, _ = render(rig.scene([], rng, clean=True), rng)
-    cal = calibrate(empty, rig.layout, float(rig.camera.position[2]))
-    reader = DiceReader(cal, background=empty)
+    reader = calibrated_reader(rig, rng)  # the calibration and its clean empty table, as the service builds them
+    empty, cal = reader.background, reader.calibration
     dice = [flat(rig, x, y, rng) for x, y in free_spots(rig, 3, rng)]
     coin = random_support(0.0, 0.0, 2.0, rng, coin=True)
     (x, y), d = dice[0].centre[:2], rig.layout.die_mm
