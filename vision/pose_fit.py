@@ -120,6 +120,7 @@ class SilhouetteFitter:
         self._scores: dict[tuple[DiePose, ...], float] = {}
         self._outlines: dict[DiePose, tuple[np.ndarray, np.ndarray | None]] = {}
         self._footprints: dict[DiePose, np.ndarray] = {}
+        self._pairs: dict[tuple[DiePose, DiePose], float] = {}  # interpenetration's, by pair
         self._turned: dict = {}  # corners_of's turned corners, by orientation
 
     def outlines(self, pose: DiePose) -> tuple[np.ndarray, np.ndarray | None]:
@@ -172,16 +173,25 @@ class SilhouetteFitter:
         return inter / union if union else 0.0
 
     def interpenetration(self, poses: tuple[DiePose, ...]) -> float:
-        """Footprint overlap (in die faces) of dice lying flat at the same height."""
+        """Footprint overlap (in die faces) of dice lying flat at the same height. A search moves one die at a
+        time: each pair's share is kept for the fit (a pair apart adds 0.0, which leaves the sum as it is)."""
         flat = [p for p in poses if p.tilt == 0.0]
         total = 0.0
+        pairs = self._pairs
         for i, a in enumerate(flat):
             for b in flat[i + 1:]:
-                if a.base != b.base or math.hypot(a.x - b.x, a.y - b.y) >= 1.42 * self.die:
-                    continue
-                area, _ = cv2.intersectConvexConvex(self.footprint(a), self.footprint(b))
-                total += max(0.0, area / self.die ** 2 - 0.03)
+                share = pairs.get((a, b))
+                if share is None:
+                    share = pairs[(a, b)] = self.pair_overlap(a, b)
+                total += share
         return total
+
+    def pair_overlap(self, a: DiePose, b: DiePose) -> float:
+        """Two flat dice's footprint overlap in die faces, less the 0.03 a fit may leave (0.0 when apart)."""
+        if a.base != b.base or math.hypot(a.x - b.x, a.y - b.y) >= 1.42 * self.die:
+            return 0.0
+        area, _ = cv2.intersectConvexConvex(self.footprint(a), self.footprint(b))
+        return max(0.0, area / self.die ** 2 - 0.03)
 
     def footprint(self, p: DiePose) -> np.ndarray:
         square = self._footprints.get(p)

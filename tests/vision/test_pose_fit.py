@@ -97,3 +97,20 @@ def test_the_flat_fit_puts_two_touching_dice_seen_too_close_where_they_lie_with_
             every.refine(poses, i, 0.12 * DIE_MM, math.radians(6))  # the default: all 26 neighbours, two rounds
     assert fit.iou >= every.iou(tuple(poses)) - 0.01 and fit.iou > 0.9
     assert len(axes._scores) < len(every._scores)
+
+
+def test_interpenetration_kept_by_pair_is_the_sum_a_fresh_fitter_makes():
+    """A search moves one die at a time, so the fitter keeps each pair's overlap (`_pairs`): the sum it gives for three
+    dice, after other searches asked for pairs they share, is the number a fitter asked first gives, bit for bit."""
+    silhouette = np.zeros((50, 50), np.uint8)
+    lying = [DiePose(400.0, 250.0, 0.2), DiePose(416.0, 252.0, 0.5), DiePose(405.0, 266.0, -0.3)]
+    warmed = SilhouetteFitter(CAMERA, DIE_MM, silhouette, (0, 0))
+    for k in range(2):
+        for dx in (-1.5, 0.0, 1.5):
+            moved = list(lying)
+            moved[k] = lying[k].moved(dx, 0.0, 0.0)
+            warmed.interpenetration(tuple(moved))
+    for poses in (tuple(lying), (lying[0], lying[2]), (lying[1], lying[0]._replace(tilt=0.3), lying[2])):
+        fresh = SilhouetteFitter(CAMERA, DIE_MM, silhouette, (0, 0)).interpenetration(poses)
+        assert warmed.interpenetration(poses) == fresh
+    assert fresh > 0.0  # dice lying over each other: the test measures something
