@@ -62,8 +62,9 @@ class TableRig:
 
     def scene(self, dice: list[SceneDie], rng: np.random.Generator, *, clean: bool = False,
               supports: list[Support] | None = None) -> Scene:
-        """The dice (and any chips or coins, `supports`) on this table; `clean` (the calibration frame) has no noise,
-        blur or light change."""
+        """The dice (and any chips or coins, `supports`) on this table; `clean` (the calibration frame) has no light
+        change and Scene's own noise and blur (sigma 3 and 0.6: one photo); other scenes draw noise sigma 1-5, blur
+        0-1 and a light change."""
         s = Scene(self.layout, self.camera, dice, dome=self.layout.dome is not None, glare=list(self.glare),
                   look=self.look, lamps=list(self.lamps), supports=list(supports or []))
         if not clean:
