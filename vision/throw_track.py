@@ -9,10 +9,18 @@ by three dice and went back by three dice, its closest frame within one frame's 
 counts only where the track is steady around it (one die's steps alike on each side of the contact): a position
 linked from another die or a stray blob makes a zigzag towards a wall that looks like a bounce, and then
 the middle rule cannot be judged from the frames and the throw is left to the dealer (None).
+
+Something that stays put while the dice fly (layout printing the light makes differ from the empty-table model,
+a chip, a glint, a die already at rest) is found at the same place frame after frame, and a track may be linked
+through it: beyond the middle line, it passed for a die that passed (a craps throw short of the middle was
+published valid: unseen seed 677, docs/vision.md, thirty-fourth session); by a wall, for a die that hit it. So the
+rule is judged twice, with those places and without them (`without_still`); where the two disagree, the frames
+cannot vouch for either, and the throw is left to the dealer (None).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import numpy as np
@@ -21,6 +29,9 @@ from .calibration import Calibration
 from .reading import Reading
 
 MAX_STEP_MM = 120.0  # furthest a die moves between two frames that are linked into one track
+# A place found again within this many die edges in at least STILL_FRAMES frames of the throw stayed put: no die in flight.
+STILL_REACH = 0.5
+STILL_FRAMES = 3
 STEADY_RATIO = 2.0  # around a bounce, no step of one die longer than this many times the next (plus a die)
 
 
@@ -115,11 +126,39 @@ def hit_wall(tracks: list[list[tuple[float, float]]], cal: Calibration) -> bool 
 
 def passed_middle(reading: Reading, track: Sequence[Reading], cal: Calibration) -> tuple[bool | None, str]:
     """True when every die passed the middle line or one hit a wall; else False and why; None and why when
-    a die is short of the middle and the frames cannot tell whether one hit a wall (`hit_wall`)."""
-    frames = [positions(r, cal) for r in track] + [positions(reading, cal, blobs=False)]
+    a die is short of the middle and the frames cannot tell whether one hit a wall (`hit_wall`), or when the answer
+    rests on places that stayed put while the dice flew (`without_still`)."""
+    flight = [positions(r, cal) for r in track]
+    rest = positions(reading, cal, blobs=False)
+    ok, why = judged_middle(flight + [rest], len(reading.dice), cal)
+    moving = without_still(flight, cal.layout.die_mm)
+    if moving == flight or judged_middle(moving + [rest], len(reading.dice), cal)[0] == ok:
+        return ok, why
+    return None, ("whether every die passed the middle line or one hit a wall rests on places found again and again "
+                  "while the dice flew (something lying there: printing, a chip, a glint, a die at rest): the frames "
+                  "cannot vouch for it")
+
+
+def without_still(frames: list[list[tuple[float, float]]], die: float) -> list[list[tuple[float, float]]]:
+    """The frames of a throw's flight without the places that stayed put: a position found again, within STILL_REACH
+    die edges, in STILL_FRAMES frames or more (its own counted). A die in flight moves more than half a die a frame."""
+    reach = STILL_REACH * die
+    cells: dict[tuple[int, int], list[tuple[float, float, int]]] = {}  # a grid of `reach`: near places, few looks
+    for k, f in enumerate(frames):
+        for x, y in f:
+            cells.setdefault((int(x // reach), int(y // reach)), []).append((x, y, k))
+    def found_again(p: tuple[float, float]) -> int:
+        cx, cy = int(p[0] // reach), int(p[1] // reach)
+        return len({k for i in (-1, 0, 1) for j in (-1, 0, 1) for x, y, k in cells.get((cx + i, cy + j), ())
+                    if math.hypot(x - p[0], y - p[1]) <= reach})
+    return [[p for p in f if found_again(p) < STILL_FRAMES] for f in frames]
+
+
+def judged_middle(frames: list[list[tuple[float, float]]], dice: int, cal: Calibration) -> tuple[bool | None, str]:
+    """`passed_middle` on these frames' positions, the resting dice's last."""
     sign = beyond_sign(cal)
     line = cal.layout.middle
-    tracks = link(frames)[: len(reading.dice)]
+    tracks = link(frames)[:dice]
     short = [t[-1] for t in tracks if not any(side_of(line, p) * sign > 0 for p in t)]
     if not short:
         return True, ""

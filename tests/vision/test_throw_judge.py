@@ -95,6 +95,37 @@ def test_craps_macau_2010_art3_2_2_a_turn_in_the_track_s_first_frames_cannot_vou
     assert not v.valid and v.reason is VoidReason.UNCERTAIN, v
 
 
+def flight(die1, still, die2_x=150, missing=(3, 4)):
+    """Six frames of a craps throw (identity table: mm are pixels): die 1 at `die1(x)`, not seen in the frames
+    `missing` (motion blur), die 2 rolling past the middle (x = 200), and something that stays put at `still`."""
+    frames = []
+    for k, x in enumerate((0, 20, 40, 60, 80, 100)):
+        blobs = [] if k in missing else [Blob(*die1(x), 19, 19, "moving", die1(x))]
+        blobs += [Blob(*still, 19, 19, "moving", still), Blob(x + die2_x, 250, 19, 19, "moving", (x + die2_x, 250))]
+        frames.append(reading(blobs=blobs))
+    return frames
+
+
+def test_craps_macau_2010_art3_2_2_a_pass_or_a_wall_hit_only_something_that_stayed_put_vouches_for_is_the_dealers_call():
+    """Die 1 rolls short of the middle (x = 200) and is not seen in two frames; something lies still beyond the
+    middle (printing the light makes differ from the empty-table model, a chip), or against the side wall (y = 0),
+    found in every frame. Its track was linked through it, and the throw published valid: a craps throw short of the
+    middle on unseen seed 677 (docs/vision.md, thirty-fourth session). Judged without the places that stayed put the
+    die never passed and hit nothing; the two answers disagree, so the dealer calls it (uncertain), neither valid
+    nor void for the middle rule. A die that passed by itself passes all the same."""
+    rest = reading(die(5, 120, 120), die(2, 270, 250))
+    for still in ((210, 125), (60, 8)):  # beyond the middle; against the side wall
+        v = judge(rest, CRAPS, table("craps"), flight(lambda x: (x, 120), still))
+        assert not v.valid and v.reason is VoidReason.UNCERTAIN, v
+        assert "found again and again" in v.detail
+    passed = flight(lambda x: (x + 150, 120), (210, 125))  # die 1 passes the middle itself, then rolls back
+    v = judge(reading(die(5, 190, 120), die(2, 270, 250)), CRAPS, table("craps"), passed)
+    assert v.valid and v.values == (5, 2), v
+    seen = flight(lambda x: (x, 120), (210, 125), missing=())  # die 1 seen in every frame: plainly short
+    v = judge(rest, CRAPS, table("craps"), seen)
+    assert not v.valid and v.reason is VoidReason.NOT_PAST_MIDDLE, v
+
+
 def test_craps_portugal_1995_vi7b_a_die_that_passed_the_middle_and_rolled_back_counts_as_passed():
     track = [reading(blobs=[Blob(x, 150, 19, 19, "moving", (x, 150)), Blob(x + 40, 250, 19, 19, "moving", (x + 40, 250))])
              for x in (60, 160, 260)]
