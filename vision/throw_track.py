@@ -29,7 +29,7 @@ from .calibration import Calibration
 from .reading import Reading
 
 MAX_STEP_MM = 120.0  # furthest a die moves between two frames that are linked into one track
-# A place found again within this many die edges in at least STILL_FRAMES frames of the throw stayed put: no die in flight.
+# A place found again within STILL_REACH die edges in STILL_FRAMES frames of the flight or more stayed put.
 STILL_REACH = 0.5
 STILL_FRAMES = 3
 STEADY_RATIO = 2.0  # around a bounce, no step of one die longer than this many times the next (plus a die)
@@ -141,7 +141,8 @@ def passed_middle(reading: Reading, track: Sequence[Reading], cal: Calibration) 
 
 def without_still(frames: list[list[tuple[float, float]]], die: float) -> list[list[tuple[float, float]]]:
     """The frames of a throw's flight without the places that stayed put: a position found again, within STILL_REACH
-    die edges, in STILL_FRAMES frames or more (its own counted). A die in flight moves more than half a die a frame."""
+    die edges, in STILL_FRAMES frames or more (its own counted). A die in flight moves on; what lies in one place for
+    three frames of the flight is something lying there, or a die already at rest."""
     reach = STILL_REACH * die
     cells: dict[tuple[int, int], list[tuple[float, float, int]]] = {}  # a grid of `reach`: near places, few looks
     for k, f in enumerate(frames):

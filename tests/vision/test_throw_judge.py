@@ -106,7 +106,7 @@ def flight(die1, still, die2_x=150, missing=(3, 4)):
     return frames
 
 
-def test_craps_macau_2010_art3_2_2_a_pass_or_a_wall_hit_only_something_that_stayed_put_vouches_for_is_the_dealers_call():
+def test_craps_macau_2010_art3_2_2_a_pass_or_wall_hit_only_still_places_vouch_for_is_the_dealers_call():
     """Die 1 rolls short of the middle (x = 200) and is not seen in two frames; something lies still beyond the
     middle (printing the light makes differ from the empty-table model, a chip), or against the side wall (y = 0),
     found in every frame. Its track was linked through it, and the throw published valid: a craps throw short of the
