@@ -61,6 +61,21 @@ def work_scale(width: int, work_width: int) -> float:
     return min(1.0, work_width / float(width))
 
 
+def downscaled(frame: np.ndarray, s: float, box: tuple[int, int, int, int] | None = None) -> np.ndarray:
+    """The frame at work scale `s` (INTER_AREA), or only its part within `box` (x0, y0, x1, y1, work pixels).
+    Where the scale divides the frame a whole number of times, area averaging of the box's part of the frame is
+    the same, bit for bit, as that part of the whole frame averaged (each work pixel averages its own block), so
+    only the box is averaged (a search box of half the frame: half the cost)."""
+    h, w = frame.shape[:2]
+    size = (round(w * s), round(h * s))
+    k = round(1 / s)
+    if box is not None and s < 1.0 and abs(k * s - 1.0) < 1e-9 and w == k * size[0] and h == k * size[1]:
+        x0, y0, x1, y1 = box
+        return cv2.resize(frame[k * y0:k * y1, k * x0:k * x1], (x1 - x0, y1 - y0), interpolation=cv2.INTER_AREA)
+    small = frame if s == 1.0 else cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
+    return small if box is None else np.ascontiguousarray(small[box[1]:box[3], box[0]:box[2]])
+
+
 def region_box(region: np.ndarray) -> tuple[int, int, int, int]:
     """The box (x0, y0, x1, y1) around a region mask's pixels (the whole mask when it has none)."""
     x, y, w, h = cv2.boundingRect(region)
@@ -82,9 +97,7 @@ class Background:
     @classmethod
     def of(cls, frame: np.ndarray, work_width: int) -> "Background":
         h, w = frame.shape[:2]
-        s = work_scale(w, work_width)
-        small = frame if s == 1.0 else cv2.resize(frame, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
-        return cls.of_lab(cv2.cvtColor(small, cv2.COLOR_BGR2LAB), (w, h))
+        return cls.of_lab(cv2.cvtColor(downscaled(frame, work_scale(w, work_width)), cv2.COLOR_BGR2LAB), (w, h))
 
     @classmethod
     def of_lab(cls, lab: np.ndarray, frame_size: tuple[int, int]) -> "Background":
@@ -317,18 +330,18 @@ def find_foreground(frame: np.ndarray, *, die_size: float | None = None,
     """
     h, w = frame.shape[:2]
     s = work_scale(w, work_width)
-    small = frame if s == 1.0 else cv2.resize(frame, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
+    shape = (round(h * s), round(w * s)) + frame.shape[2:]
     if isinstance(background, np.ndarray):
         background = Background.of(background, work_width)
-    if background is not None and background.lab.shape != small.shape:
+    if background is not None and background.lab.shape != shape:
         raise ImageError(f"background is {background.frame_size[0]}x{background.frame_size[1]}, frame is {w}x{h}")
     if region is None:
-        score = foreground_score(cv2.cvtColor(small, cv2.COLOR_BGR2LAB), background)
+        score = foreground_score(cv2.cvtColor(downscaled(frame, s), cv2.COLOR_BGR2LAB), background)
     else:
-        # Only the box around the search region is compared with the table (Lab and the score: most of the cost).
+        # Only the box around the search region is downscaled and compared with the table (most of the cost).
         x0, y0, x1, y1 = box = region_box(region)
-        inside = cv2.cvtColor(np.ascontiguousarray(small[y0:y1, x0:x1]), cv2.COLOR_BGR2LAB)  # 20% faster than on a view
-        score = np.zeros(small.shape[:2], np.uint8)
+        inside = cv2.cvtColor(downscaled(frame, s, box), cv2.COLOR_BGR2LAB)
+        score = np.zeros(shape[:2], np.uint8)
         table = None if background is None else background.inside(box)
         score[y0:y1, x0:x1] = cv2.bitwise_and(foreground_score(inside, table), region[y0:y1, x0:x1])
     n, labels, stats, centroids, keep = hysteresis(score, STRONG, WEAK)
@@ -344,7 +357,7 @@ def find_foreground(frame: np.ndarray, *, die_size: float | None = None,
     estimated = die_size is None
     d = die_size * s if die_size is not None else estimate_die_size(stats[keep | (np.arange(n) == 0)], mask.size)
     if d is None:
-        d = max(8.0, 0.06 * min(small.shape[:2]))
+        d = max(8.0, 0.06 * min(shape[:2]))
     blobs: list[BlobShape] = []
     candidates: list[Candidate] = []
     for i, (part, outer) in parts.items():

@@ -148,6 +148,24 @@ def test_the_foreground_is_looked_for_in_the_box_around_the_search_region_only(c
         assert not boxed.mask[:, :x0].any() and not boxed.mask[:, x1:].any() and not boxed.mask[y1:].any()
 
 
+def test_only_the_search_box_is_downscaled_and_it_is_that_part_of_the_whole_frame_bit_for_bit():
+    """Where the work scale divides the frame a whole number of times (1280x720 at 640: 2; 1920x1080: 3), area
+    averaging only the box's part of the frame gives that part of the whole frame's average exactly; elsewhere
+    (1000x600 at 640) the whole frame is averaged and the box cut from it."""
+    rng = np.random.default_rng(5)
+    for w, h in ((1280, 720), (1920, 1080), (1000, 600)):
+        frame = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+        s = die_finder.work_scale(w, 640)
+        whole = cv2.resize(frame, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
+        assert np.array_equal(die_finder.downscaled(frame, s), whole)
+        for box in ((0, 0, whole.shape[1], whole.shape[0]), (55, 3, 622, 350), (1, 7, 2, 9), (49, 0, 559, 338)):
+            x0, y0, x1, y1 = box
+            part = die_finder.downscaled(frame, s, box)
+            assert part.flags.c_contiguous and np.array_equal(part, whole[y0:y1, x0:x1]), (w, box)
+    frame = rng.integers(0, 256, (360, 640, 3), dtype=np.uint8)  # already at work scale: cut, not resized
+    assert np.array_equal(die_finder.downscaled(frame, 1.0, (3, 4, 50, 60)), frame[4:60, 3:50])
+
+
 def test_the_empty_table_inside_a_box_is_prepared_once():
     lab = np.random.default_rng(3).integers(0, 255, (90, 160, 3), dtype=np.uint8)
     table = die_finder.Background.of_lab(lab, (320, 180))
