@@ -63,13 +63,13 @@ def work_scale(width: int, work_width: int) -> float:
 
 def downscaled(frame: np.ndarray, s: float, box: tuple[int, int, int, int] | None = None) -> np.ndarray:
     """The frame at work scale `s` (INTER_AREA), or only its part within `box` (x0, y0, x1, y1, work pixels).
-    Where the scale divides the frame a whole number of times, area averaging of the box's part of the frame is
+    Where the work size divides the frame a whole number of times, area averaging of the box's part of the frame is
     the same, bit for bit, as that part of the whole frame averaged (each work pixel averages its own block), so
     only the box is averaged (a search box of half the frame: half the cost)."""
     h, w = frame.shape[:2]
     size = (round(w * s), round(h * s))
-    k = round(1 / s)
-    if box is not None and s < 1.0 and abs(k * s - 1.0) < 1e-9 and w == k * size[0] and h == k * size[1]:
+    k = w // max(size[0], 1)
+    if box is not None and k > 1 and (w, h) == (k * size[0], k * size[1]):
         x0, y0, x1, y1 = box
         return cv2.resize(frame[k * y0:k * y1, k * x0:k * x1], (x1 - x0, y1 - y0), interpolation=cv2.INTER_AREA)
     small = frame if s == 1.0 else cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
