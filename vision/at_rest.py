@@ -143,7 +143,7 @@ def agree(readings: list[Reading]) -> Reading:
             seen.append(match[0])
         agreed = agreed_die(seen) if len(seen) == len(readings) else None
         if agreed is None:
-            agreed = replace(d, sure=False) if d.sure else d
+            agreed = replace(d, sure=False, declined="frames_disagree") if d.sure else d
         disputed += d.sure and not agreed.sure
         on_mean += agreed.sure and not all(s.sure for s in seen)
         dice.append(agreed)
@@ -151,7 +151,7 @@ def agree(readings: list[Reading]) -> Reading:
     for r in readings[1:] if first.dice else ():  # no die in the first frame: no throw (throw_watch waits on)
         for o in r.dice:
             if not any(same_die(o, d, tolerance) for d in first.dice + tuple(extra)):
-                extra.append(replace(o, sure=False, needs_confidence=0.0, needs_flat=0.0))
+                extra.append(replace(o, sure=False, needs_confidence=0.0, needs_flat=0.0, declined="later_frames_only"))
     notes = first.notes + ((f"{disputed} dice read differently across frames",) if disputed else ())
     notes += ((f"{on_mean} dice read on the frames' mean confidence or P(flat)",) if on_mean else ())
     notes += ((f"{len(extra)} dice found in later frames only",) if extra else ())
@@ -172,8 +172,9 @@ def agreed_die(seen: list[Die]) -> Die | None:
         return first
     if not all(d.sure or d.needs_confidence or d.needs_flat for d in seen):
         return None
+    why = next(d.declined for d in seen if not d.sure)  # the first frame's reason that declined it
     declined = replace(first, sure=False, needs_confidence=max(d.needs_confidence for d in seen),
-                       needs_flat=max(d.needs_flat for d in seen))
+                       needs_flat=max(d.needs_flat for d in seen), declined=why)
     if first.value is None:
         return declined
     confidences = [d.confidence for d in seen]
@@ -187,4 +188,5 @@ def agreed_die(seen: list[Die]) -> Die | None:
                 or float(np.mean(flats)) < needed_flat:
             return declined
     return replace(first, sure=True, confidence=float(np.mean(confidences)), needs_confidence=0.0, needs_flat=0.0,
+                   declined="",
                    p_flat=None if first.p_flat is None else float(np.mean([d.p_flat for d in seen])))

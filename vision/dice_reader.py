@@ -324,23 +324,34 @@ class DiceReader:
         needed = self.needed(d)
         if not (d.sure or d.needs_flat) or d.value is None or d.confidence >= needed:
             return d
-        return replace(d, sure=False, needs_confidence=needed)
+        return replace(d, sure=False, needs_confidence=needed, declined=d.declined or "confidence")
 
-    def doubt(self, d: Die, dice: list[Die], ctx: PoseContext) -> bool:
-        """True when a die with a value must still be declined (vision/read_checks.py says why)."""
+    def doubt(self, d: Die, dice: list[Die], ctx: PoseContext) -> str:
+        """Why a die with a value must still be declined (a `DECLINED` key; "" when nothing doubts it: the checks
+        are vision/read_checks.py's)."""
         h, w = ctx.frame.shape[:2]
-        if not self.trust(d) or partial(d, w, h):
-            return True
+        if not self.trust(d):
+            return "not_flat"
+        if partial(d, w, h):
+            return "partial"
         if self.calibration is None:
-            return False
+            return ""
         if crowded(d, dice, ctx.fg.die_size):
-            return True
+            return "crowded"
         patch = face_patch(ctx.frame, d, ctx.fg.die_size)
         if lamp_in_face(ctx.frame, d, ctx.fg.die_size, patch):
             self.learn_lamp(d, patch, ctx.fg.die_size)
-            return True
-        return more_pips_than_value(patch, d.value) or (
-            self.lamp_spots is not None and self.lamp_spots.covers(d.x, d.y, outline_angle(d)))
+            return "lamp"
+        if more_pips_than_value(patch, d.value):
+            return "more_pips"
+        if self.lamp_spots is not None and self.lamp_spots.covers(d.x, d.y, outline_angle(d)):
+            return "lamp_spot"
+        return ""
+
+    @staticmethod
+    def decline(d: Die, why: str) -> Die:
+        """The die declined for `why` (a `DECLINED` key; the die as it is when `why` is ""), its first reason kept."""
+        return replace(d, sure=False, needs_flat=0.0, declined=d.declined or why) if why else d
 
     def learn_lamp(self, d: Die, patch: FacePatch | None, die_px: float) -> None:
         """A die the lamp rules declined: where its lamp lies is kept (`lamp_spots`), so dice over it later are
@@ -360,7 +371,7 @@ class DiceReader:
         if out is None:
             return None
         if out.lie in (Pose.FLAT, Pose.TOUCHING) and f.head_flat is not None and f.head_flat < HEAD_NOT_FLAT:
-            return replace(out, sure=False, needs_flat=0.0)
+            return self.decline(out, "networks_disagree")
         return out
 
     def lie_by_geometry(self, d: Die, f: Found, ctx: PoseContext) -> Die | None:
@@ -379,7 +390,7 @@ class DiceReader:
             return self.not_flat_enough(d, None, wall)
         if d.lie is Pose.STACKED and f.pose_probs is not None \
                 and stack_unsure(float(f.pose_probs[POSES.index("stacked")]), silhouette_ratio(d, ctx)):
-            return replace(d, lie=Pose.FLAT, sure=False, needs_flat=0.0)  # not known to be tipped; not read
+            return self.decline(replace(d, lie=Pose.FLAT), "stack_unsure")  # not known to be tipped; not read
         if d.lie is not Pose.FLAT:
             return d
         ratio = silhouette_ratio(d, ctx)
@@ -388,7 +399,7 @@ class DiceReader:
         if ratio is None or ratio <= FLAT_SILHOUETTE:
             return self.not_flat_enough(d, ratio, wall) if not_surely_flat(d.lie, p_flat, ratio, wall) else d
         if f.pose_probs is not None and float(f.pose_probs[0]) >= self.settings.surely_flat:
-            return replace(d, sure=False)
+            return replace(d, sure=False, declined=d.declined or "too_big_for_flat")
         tipped = Pose.COCKED if f.pose_probs is None else TIPPED_ALONE[int(np.argmax(f.pose_probs[1:]))]
         return replace(d, lie=tipped)
 
@@ -396,7 +407,8 @@ class DiceReader:
     def not_flat_enough(d: Die, ratio: float | None, wall: bool = False) -> Die:
         """Declined for the pose network's doubt (`not_surely_flat`); a die read until then says the P(flat) it
         needed, so frames of dice at rest that agree on it may read it on their mean (`at_rest.agree`)."""
-        return replace(d, sure=False, needs_flat=flat_needed(d.lie, ratio, wall) if d.sure else 0.0)
+        return replace(d, sure=False, needs_flat=flat_needed(d.lie, ratio, wall) if d.sure else 0.0,
+                       declined=d.declined or "not_surely_flat")
 
     def value_of(self, f: Found) -> tuple[int | None, float, bool]:
         """The value, its confidence, and whether it is a read."""
@@ -432,15 +444,17 @@ class DiceReader:
             if self.calibration is not None:
                 # value_of's thresholds lie below the confidence a calibrated die needs: judged last (`confident`)
                 sure = value is not None and (f.probs is not None or sure)
+            why = "" if sure else "no_value" if value is None else "unsure"
             if f.settled and (f.pose_probs is None or float(f.pose_probs[0]) < self.settings.settled_flat):
-                sure = False  # placed by the fit of flat dice: read only when the pose network agrees it is flat
+                # placed by the fit of flat dice: read only when the pose network agrees it is flat
+                sure, why = False, why or "settled_not_flat"
             angle = f.angle if f.angle is not None else (f.face.angle if f.face is not None else 0.0)
             outline = square_outline(f.x, f.y, f.die, angle)
             xs, ys = [p[0] for p in outline], [p[1] for p in outline]
             table_xy = self.calibration.to_table(f.x, f.y) if self.calibration is not None else None
             p_flat = float(f.pose_probs[0]) if f.pose_probs is not None and self.calibration is not None else None
             dice.append(Die(value, f.x, f.y, max(xs) - min(xs), max(ys) - min(ys), confidence,
-                            Pose.FLAT, sure, outline, table_xy, p_flat=p_flat))
+                            Pose.FLAT, sure, outline, table_xy, p_flat=p_flat, declined=why))
         learned = [learned_lie(f.pose_probs) for f in found]
         ctx = self.context(frame, fg)
         dice, blobs = assign_poses(dice, ctx, learned)
@@ -448,9 +462,8 @@ class DiceReader:
             judged = [self.geometry_overrules(d, f, ctx) for d, f in zip(dice, found)]
             dice = [d for d in judged if d is not None]
         alone = not_dice_of_their_own(dice, fg.die_size) if self.calibration is None else set()
-        dice = [replace(d, sure=False, needs_flat=0.0)
-                if (d.sure or d.needs_flat) and (i in alone or self.doubt(d, dice, ctx)) else d
-                for i, d in enumerate(dice)]
+        dice = [self.decline(d, "not_a_die_alone" if i in alone else self.doubt(d, dice, ctx))
+                if d.sure or d.needs_flat else d for i, d in enumerate(dice)]
         if self.calibration is not None:
             dice = [self.confident(d) for d in dice]
         dice.sort(key=lambda d: (d.y, d.x))

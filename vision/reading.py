@@ -17,6 +17,29 @@ class Pose(str, Enum):
     UNCERTAIN = "uncertain"  # reported for a die whose value is not sure (never a `lie`)
 
 
+# Why a die is not read (`Die.declined`), in the words the verdict gives the dealer. The first check that declines a
+# die names it: the reader's checks in the order it makes them (vision/dice_reader.py), then the frames' agreement.
+DECLINED = {
+    "no_value": "no value was found on it",
+    "unsure": "its value is not sure",
+    "settled_not_flat": "the fit of touching dice placed it, and the pose network does not find it flat",
+    "stack_unsure": "it may rest on another die",
+    "not_surely_flat": "the pose network is not sure it lies flat",
+    "too_big_for_flat": "it looks bigger than a flat die there, though the pose network finds it flat",
+    "networks_disagree": "the face network finds it tipped, the pose network flat",
+    "not_flat": "it does not lie flat: its top face cannot be read from above",
+    "not_a_die_alone": "it lies between dice or at a die's edge (a photo without calibration)",
+    "partial": "it lies at the edge of the picture",
+    "crowded": "another die lies too close to it",
+    "lamp": "a lamp is mirrored in its top face",
+    "more_pips": "more pips show than its value has",
+    "lamp_spot": "it lies where a lamp was seen mirrored before",
+    "confidence": "its value is read below the confidence a die there needs",
+    "frames_disagree": "the frames of the dice at rest read it differently",
+    "later_frames_only": "later frames found it where the first found none",
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Die:
     """One die: its top value, where it is, how sure the reader is and how it lies.
@@ -47,6 +70,9 @@ class Die:
     # their mean P(flat) (`at_rest.agree`).
     p_flat: float | None = None
     needs_flat: float = 0.0
+    # Why a die with a value found is not read: the first check that declined it (DECLINED names each); "" for a die
+    # read. Told in the evidence, the verdict's words and the metrics, so the dealer and the installer see why.
+    declined: str = ""
 
     @property
     def pose(self) -> Pose:
@@ -62,6 +88,8 @@ class Die:
                "h": round(self.h, 1), "confidence": round(self.confidence, 3), "pose": self.pose.value}
         if self.lie is not self.pose:
             out["lie"] = self.lie.value
+        if self.declined and not self.is_read:
+            out["declined"] = self.declined
         if self.table_xy is not None:
             out["table_mm"] = [round(self.table_xy[0], 1), round(self.table_xy[1], 1)]
         return out

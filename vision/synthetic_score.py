@@ -77,6 +77,7 @@ class SyntheticScore:
     conditions: dict = field(default_factory=dict)  # condition name -> Tally
     poses: Counter = field(default_factory=Counter)  # (truth pose, "named" | "not flat" | "flat" | "missed")
     read_tipped: Counter = field(default_factory=Counter)  # truth pose -> its dice given a value (read as flat)
+    flat_declined_by: Counter = field(default_factory=Counter)  # Die.declined -> flat dice declined for it
     confidences: list = field(default_factory=list)  # (confidence, right) of every die read (a value published)
     failures: list = field(default_factory=list)
 
@@ -140,6 +141,7 @@ class SyntheticScore:
                 "valid_when_void": self.valid_when_void,
                 "refused_valid": self.refused_valid, "refused_wrong": self.refused_wrong,
                 "conditions": {k: v.as_json() for k, v in sorted(self.conditions.items())},
+                "flat_declined_by": dict(self.flat_declined_by.most_common()),
                 "poses": self.pose_rates(), "reliability": reliability(self.confidences),
                 "void_classes": self.void_class_rates(), "kinds": self.kind_rates()}
 
@@ -226,6 +228,8 @@ def add(score: SyntheticScore, game: str, kind: str, truth: list[TruthDie], read
             score.missed += 1
         elif not d.is_read:
             score.declined += 1
+            if is_flat:
+                score.flat_declined_by[d.declined or "-"] += 1
         elif d.value == t.value:
             score.read_right += 1
             score.flat_right += is_flat

@@ -16,7 +16,7 @@ import numpy as np
 
 from .calibration import Calibration
 from .errors import GameRulesError
-from .reading import HELD, Blob, Die, Pose, Reading
+from .reading import DECLINED, HELD, Blob, Die, Pose, Reading
 from .throw_track import passed_middle
 
 
@@ -200,7 +200,8 @@ def judge(reading: Reading, rules: ThrowRules, calibration: Calibration | None =
                                                f"({b.x:.0f}, {b.y:.0f}) px (Portugal 1995 IV.8(a) (004))")
     for d in dice:
         if not d.is_read:
-            return void(VoidReason.UNCERTAIN, f"{where(d)}: the reader is not sure of its value")
+            why = f" ({DECLINED[d.declined]})" if d.declined in DECLINED else ""
+            return void(VoidReason.UNCERTAIN, f"{where(d)}: the reader is not sure of its value{why}")
     values = tuple(d.value for d in dice)
     notes = [f"die {i + 1} {d.lie.value}: most exposed face {d.value}" for i, d in enumerate(dice)
              if d.lie in (Pose.COCKED, Pose.OVERLAPPING)]

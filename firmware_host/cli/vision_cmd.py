@@ -23,6 +23,7 @@ from vision.errors import ImageError, VisionError
 from vision.evaluation import evaluate
 from vision.evidence import annotate, write_evidence
 from vision.layouts import LAYOUTS, Layout, layout_for
+from vision.reading import DECLINED
 from vision.throw_judge import ANY_GAME, RULES, judge, rules_for
 
 ERRORS = (VisionError,)
@@ -119,7 +120,9 @@ def run_read(args: argparse.Namespace) -> int:
             said = doc["verdict"] + (f" ({doc['reason']})" if doc["reason"] else "")
             print(f"{path}: {len(doc['dice'])} dice [{values}] {said} {ms:.1f} ms")
             for i, d in enumerate(reading.dice, 1):
-                print(f"  #{i} value {d.value} {d.pose.value} confidence {d.confidence:.2f} at ({d.x:.0f}, {d.y:.0f})")
+                why = f" (not read: {DECLINED[d.declined]})" if d.declined in DECLINED and not d.is_read else ""
+                print(f"  #{i} value {d.value} {d.pose.value} confidence {d.confidence:.2f} at ({d.x:.0f}, {d.y:.0f})"
+                      f"{why}")
     return 0
 
 

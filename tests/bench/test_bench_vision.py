@@ -75,6 +75,8 @@ def test_bench_rendered_tables_unseen_looks():
     print(felt_split(doc))
     for pose, row in doc["poses"].items():
         print(f"{pose} dice: {pose_line(row, pose)}")
+    print("flat dice declined, by the check that declined them (Die.declined): "
+          + ", ".join(f"{why} {n}" for why, n in doc["flat_declined_by"].items()))
     print(f"{'condition':<34}{'dice':>6}{'right':>9}{'misread':>9}{'declined':>9}{'missed':>8}")
     for name, row in doc["conditions"].items():
         print(f"{name:<34}{row['dice']:>6}{row['right']:>9.2%}{row['misread']:>9.2%}{row['declined']:>9.2%}"
