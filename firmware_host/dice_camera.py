@@ -448,4 +448,5 @@ class DiceCamera:
         evidence = self.evidence.save_encoded(self.game, throw.round_no, throw.attempt, jpeg)
         faces = tuple(verdict.values) if verdict.valid and verdict.values else None
         reason = None if verdict.valid else (verdict.reason.value if verdict.reason else "uncertain")
-        return DiceSeen(throw.round_no, throw.attempt, faces, reason, evidence, {"detail": verdict.detail})
+        detail = {"detail": verdict.detail} | ({"declined": verdict.declined} if verdict.declined else {})
+        return DiceSeen(throw.round_no, throw.attempt, faces, reason, evidence, detail)

@@ -22,6 +22,8 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, start_http_
 from prometheus_client.core import GaugeMetricFamily, InfoMetricFamily
 from prometheus_client.registry import Collector
 
+from vision.reading import DECLINED
+
 from .rounds.engine import RoundSummary
 from .rounds.observer import RoundObserver
 from .service_config import MetricsSection
@@ -44,6 +46,8 @@ class TableMetrics(RoundObserver):
                                      ["reason"], registry=self.registry)
         self.voided_rounds = Counter("tablehw_voided_rounds", "Rounds voided (every stake returned), by reason",
                                      ["reason"], registry=self.registry)
+        self.declined = Counter("tablehw_dice_declined", "Throws void because the camera declined a die, by why",
+                                ["why"], registry=self.registry)
         self.reading = Histogram("tablehw_reading_seconds", "From the throw, spin, deal or dome lift to its reading "
                                  "reaching the round engine", buckets=READING_BUCKETS, registry=self.registry)
         for outcome in ("settled", "voided"):
@@ -62,6 +66,9 @@ class TableMetrics(RoundObserver):
 
     def attempt_voided(self, reason: str) -> None:
         self.void_attempts.labels(reason).inc()
+
+    def die_declined(self, why: str) -> None:
+        self.declined.labels(why if why in DECLINED else "other").inc()  # bounded: the reader's reasons only
 
     def round_finished(self, summary: RoundSummary) -> None:
         self.rounds.labels("voided" if summary.void else "settled").inc()

@@ -79,14 +79,18 @@ class Verdict:
     reason: VoidReason | None
     values: tuple[int, ...] | None
     detail: str
+    declined: str = ""  # void `uncertain` for a die not read: why (a `DECLINED` key; "" otherwise)
 
     def as_json(self) -> dict:
-        return {"verdict": "valid" if self.valid else "void", "reason": self.reason.value if self.reason else None,
-                "values": list(self.values) if self.values is not None else None, "detail": self.detail}
+        out = {"verdict": "valid" if self.valid else "void", "reason": self.reason.value if self.reason else None,
+               "values": list(self.values) if self.values is not None else None, "detail": self.detail}
+        if self.declined:
+            out["declined"] = self.declined
+        return out
 
 
-def void(reason: VoidReason, detail: str) -> Verdict:
-    return Verdict(False, reason, None, detail)
+def void(reason: VoidReason, detail: str, declined: str = "") -> Verdict:
+    return Verdict(False, reason, None, detail, declined)
 
 
 def on_table(die: Die, cal: Calibration, rules: ThrowRules) -> bool:
@@ -200,8 +204,9 @@ def judge(reading: Reading, rules: ThrowRules, calibration: Calibration | None =
                                                f"({b.x:.0f}, {b.y:.0f}) px (Portugal 1995 IV.8(a) (004))")
     for d in dice:
         if not d.is_read:
-            why = f" ({DECLINED[d.declined]})" if d.declined in DECLINED else ""
-            return void(VoidReason.UNCERTAIN, f"{where(d)}: the reader is not sure of its value{why}")
+            known = d.declined if d.declined in DECLINED else ""  # a reason the reader gives, never another's
+            why = f" ({DECLINED[known]})" if known else ""
+            return void(VoidReason.UNCERTAIN, f"{where(d)}: the reader is not sure of its value{why}", known)
     values = tuple(d.value for d in dice)
     notes = [f"die {i + 1} {d.lie.value}: most exposed face {d.value}" for i, d in enumerate(dice)
              if d.lie in (Pose.COCKED, Pose.OVERLAPPING)]

@@ -72,6 +72,7 @@ class VoidOutcome(Struct, forbid_unknown_fields=True, omit_defaults=True):
     """A void attempt's outcome: what the reading saw, when there is something to say."""
 
     detail: str | None = None  # dice: the camera's reason in words (which die, where, the article)
+    declined: str | None = None  # dice `uncertain`: why the die `detail` names was not read (docs/vision.md)
     message: str | None = None  # dice: why the faces read cannot be a throw (wrong_count)
     ball_back_on: int | None = None  # roulette no-spin: the previous number stands on the wheel (X.16)
     timeout_s: float | None = None  # no reading came within [table] reading_timeout_s

@@ -333,6 +333,8 @@ class RoundEngine:
             self.phase = Phase.NO_MORE_BETS
             self.publish_state(txn)
         self.observer.attempt_voided(reason)
+        if detail and isinstance(detail.get("declined"), str):
+            self.observer.die_declined(detail["declined"])
         if self.attempt > self.settings.max_attempts:
             self.void_round(f"{self.settings.max_attempts} void attempts in a row")
             return

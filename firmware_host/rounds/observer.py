@@ -24,6 +24,9 @@ class RoundObserver:
     def attempt_voided(self, reason: str) -> None:
         """An attempt was void (a void throw, a no-spin ...): the round goes on."""
 
+    def die_declined(self, why: str) -> None:
+        """That void attempt was the camera's for a die it did not read, and why (docs/vision.md, `declined`)."""
+
     def round_finished(self, summary: RoundSummary) -> None:
         """A round ended: settled, or voided with its stakes returned."""
 
@@ -39,6 +42,9 @@ class RoundObservers(RoundObserver):
 
     def attempt_voided(self, reason: str) -> None:
         self._tell("attempt_voided", reason)
+
+    def die_declined(self, why: str) -> None:
+        self._tell("die_declined", why)
 
     def round_finished(self, summary: RoundSummary) -> None:
         self._tell("round_finished", summary)

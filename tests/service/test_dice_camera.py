@@ -402,3 +402,26 @@ def test_the_judge_is_told_what_the_empty_table_model_holds(tmp_path, replay):
     seen = t.seen()[0]
     assert seen.faces is None and seen.void_reason == "uncertain"
     assert f"something at ({first.x:.0f}, {first.y:.0f}) px lies where the empty-table model holds an object" in seen.detail["detail"]
+
+
+def test_a_die_the_reader_declines_voids_the_throw_saying_why_in_words_and_as_a_key(tmp_path, replay):
+    """The camera hands the engine why the die was not read (docs/vision.md, `Die.declined`): the verdict's words
+    and the reason's key, which the void result publishes (`VoidOutcome.declined`)."""
+    thrown = replay.throws[0]
+    steady = replace(thrown, still=one_picture(thrown.still[0]))
+    with Table(tmp_path, replay.calibration, replay.empty) as t:
+        camera = t.table.camera
+        read = camera.reader.read
+
+        def lamp_on_the_first_die(frame):
+            reading = read(frame)
+            first = replace(reading.dice[0], sure=False, declined="lamp")
+            return replace(reading, dice=(first, *reading.dice[1:]))
+
+        camera.reader.read = lamp_on_the_first_die
+        t.throw(steady)
+        assert wait_for(lambda: t.seen(), 30)
+    seen = t.seen()[0]
+    assert seen.faces is None and seen.void_reason == "uncertain"
+    assert seen.detail["declined"] == "lamp"
+    assert seen.detail["detail"].endswith("the reader is not sure of its value (a lamp is mirrored in its top face)")

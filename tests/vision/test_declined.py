@@ -99,3 +99,11 @@ def test_every_reason_the_reader_gives_has_words_for_the_dealer():
     assert given - set(DECLINED) == set()
     assert {"confidence", "lamp", "lamp_spot", "not_flat", "not_surely_flat", "too_big_for_flat", "no_value",
             "settled_not_flat", "not_a_die_alone", "frames_disagree", "later_frames_only"} <= given
+
+
+def test_the_verdict_carries_the_reason_as_a_key_for_the_back_office():
+    verdict = judge(Reading((die(3, 100), die(5, 200, sure=False, declined="lamp")), die_size_px=25.0), CRAPS)
+    assert verdict.declined == "lamp" and verdict.as_json()["declined"] == "lamp"
+    other = judge(Reading((die(3, 100), die(5, 200, sure=False, declined="<b>")), die_size_px=25.0), CRAPS)
+    assert other.declined == "" and "declined" not in other.as_json()
+    assert judge(Reading((die(3, 100), die(5, 200)), die_size_px=25.0), CRAPS).declined == ""
