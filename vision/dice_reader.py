@@ -350,8 +350,11 @@ class DiceReader:
 
     @staticmethod
     def decline(d: Die, why: str) -> Die:
-        """The die declined for `why` (a `DECLINED` key; the die as it is when `why` is ""), its first reason kept."""
-        return replace(d, sure=False, needs_flat=0.0, declined=d.declined or why) if why else d
+        """The die declined outright for `why` (a `DECLINED` key; the die as it is when `why` is ""). `why` replaces
+        a doubt the frames' agreement could have lifted (SOFT_DECLINES); any other reason given before is kept."""
+        if not why:
+            return d
+        return replace(d, sure=False, needs_flat=0.0, declined=why if d.declined in SOFT_DECLINES else d.declined)
 
     def learn_lamp(self, d: Die, patch: FacePatch | None, die_px: float) -> None:
         """A die the lamp rules declined: where its lamp lies is kept (`lamp_spots`), so dice over it later are
@@ -491,6 +494,9 @@ def learned_lie(pose_probs: np.ndarray | None) -> Pose | None:
     return LEARNED_POSES[int(np.argmax(pose_probs))]
 
 
+# Declines the frames of dice at rest may lift when they agree (`at_rest.agree`): the pose network's doubt, the
+# confidence. A check that declines outright afterwards names itself instead.
+SOFT_DECLINES = ("", "not_surely_flat", "confidence")
 LEARNED_POSES = (Pose.FLAT, Pose.COCKED, Pose.STACKED, Pose.OVERLAPPING, Pose.OVERLAPPING)
 TIPPED_ALONE = (Pose.COCKED, Pose.STACKED, Pose.COCKED, Pose.COCKED)  # not flat, with no die beside it to lean on
 TIPPED = (Pose.COCKED, Pose.STACKED, Pose.OVERLAPPING)

@@ -18,7 +18,9 @@ class Pose(str, Enum):
 
 
 # Why a die is not read (`Die.declined`), in the words the verdict gives the dealer. The first check that declines a
-# die names it: the reader's checks in the order it makes them (vision/dice_reader.py), then the frames' agreement.
+# die names it, in the order the reader makes them (vision/dice_reader.py), then the frames' agreement; but a check
+# that declines outright names itself over a doubt the frames' agreement could have lifted (`not_surely_flat`,
+# `confidence`).
 DECLINED = {
     "no_value": "no value was found on it",
     "unsure": "its value is not sure",
@@ -70,8 +72,8 @@ class Die:
     # their mean P(flat) (`at_rest.agree`).
     p_flat: float | None = None
     needs_flat: float = 0.0
-    # Why a die with a value found is not read: the first check that declined it (DECLINED names each); "" for a die
-    # read. Told in the evidence, the verdict's words and the metrics, so the dealer and the installer see why.
+    # Why a die with a value found is not read: the check that declined it (DECLINED names each); "" for a die read.
+    # Told in the evidence, the verdict's words and the metrics, so the dealer and the installer see why.
     declined: str = ""
 
     @property

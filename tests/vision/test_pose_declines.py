@@ -170,10 +170,8 @@ def test_the_checks_after_the_pose_networks_doubt_still_decline_a_die_outright(c
     assert len(doubted) == 2 and all(not d.sure and d.needs_flat == FLAT_ALONE for d in doubted)
     assert all(d.declined == "not_surely_flat" for d in doubted)
     monkeypatch.setattr(reader, "doubt", lambda d, dice, ctx: "lamp")
-    # declined outright, the first reason kept (vision/reading.py, DECLINED)
-    assert all(not d.sure and d.needs_flat == 0.0 and d.declined == "not_surely_flat" for d in reader.read(frame).dice)
-    monkeypatch.setattr(reader, "geometry_overrules", lambda d, f, ctx: d)
-    assert [d.declined for d in reader.read(frame).dice] == ["lamp", "lamp"]
+    # declined outright: the reason that decided it replaces the doubt the frames could have lifted (DECLINED)
+    assert all(not d.sure and d.needs_flat == 0.0 and d.declined == "lamp" for d in reader.read(frame).dice)
 
 
 def test_a_die_named_stacked_unsurely_is_declined_when_its_silhouette_is_no_stacks():
