@@ -92,6 +92,7 @@ class RunReport(RoundObserver):
         self.rounds: list[RoundSummary] = []
         self.void_attempts: Counter[str] = Counter()
         self.round_voids: list[str] = []  # this round's void attempts so far
+        self.declined: Counter[str] = Counter()  # void throws' dice the camera did not read, by why
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -100,6 +101,11 @@ class RunReport(RoundObserver):
     def attempt_voided(self, reason: str) -> None:
         self.void_attempts[reason] += 1
         self.round_voids.append(reason)
+
+    def die_declined(self, why: str) -> None:
+        self.declined[why] += 1
+        if self.round_voids:
+            self.round_voids[-1] += f" ({why})"  # the void attempt just told: why its die was not read
 
     def round_finished(self, summary: RoundSummary) -> None:
         self.rounds.append(summary)
@@ -132,6 +138,9 @@ class RunReport(RoundObserver):
         if self.void_attempts:
             by_reason = ", ".join(f"{reason} {n}" for reason, n in self.void_attempts.most_common())
             lines.append(f"void attempts: {sum(self.void_attempts.values())} ({by_reason})")
+        if self.declined:
+            lines.append("dice the camera did not read, by why (docs/vision.md): "
+                         + ", ".join(f"{why} {n}" for why, n in self.declined.most_common()))
         if voided:
             lines.append("voided rounds: " + ", ".join(f"{reason} {n}" for reason, n in
                                                        Counter(r.reason for r in voided).most_common()))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+from pathlib import Path
 
 import pytest
 
@@ -185,3 +186,16 @@ def test_a_journal_it_cannot_read_is_not_called_new_and_locks_the_table_out(tmp_
     assert done.stdout.splitlines()[2] == f"journal {journal}: an earlier one, not readable here: the start-up " \
                                           "check judges it"
     assert done.returncode == 78 and "LOCKED OUT" in done.stderr
+
+
+def test_a_void_throw_says_why_the_camera_did_not_read_its_die_and_the_summary_counts_them():
+    report, _ = report_for("craps", "macau-2010")
+    for why in ("lamp", "confidence", "lamp"):
+        report.attempt_voided("uncertain")
+        report.die_declined(why)
+    report.attempt_voided("off_table")
+    line = report.round_line(summary({"faces": [3, 4], "total": 7, "outcome": craps(None, None)}))
+    assert "[4 void first: uncertain (lamp), uncertain (confidence), uncertain (lamp), off_table]" in line
+    lines = report.summary("t", Path("/tmp"), "topic", "config.toml", None)
+    assert "void attempts: 4 (uncertain 3, off_table 1)" in lines
+    assert "dice the camera did not read, by why (docs/vision.md): lamp 2, confidence 1" in lines
