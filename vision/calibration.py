@@ -22,6 +22,7 @@ import numpy as np
 
 from .camera_model import PinholeCamera
 from .camera_pose import camera_from_homography
+from .drawing import label
 from .errors import CalibrationError
 from .layouts import ARUCO_DICTIONARY, Layout
 from .markers import (detect_markers, detect_sightings, fitting_sightings, layout_error_mm,  # noqa: F401 - re-exported
@@ -303,6 +304,5 @@ def annotate(image: np.ndarray, cal: Calibration) -> np.ndarray:
     poly(cal.points_to_image([(w / 2, h / 2), (w / 2 + d, h / 2), (w / 2 + d, h / 2 + d), (w / 2, h / 2 + d)]),
          (255, 255, 255), True, 1)
     text = f"{cal.layout.name}: marker error {cal.error_mm:.2f} mm, die {cal.die_px:.1f} px"
-    cv2.putText(out, text, (10, 24), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 0, 0), 3, cv2.LINE_AA)
-    cv2.putText(out, text, (10, 24), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 255, 255), 1, cv2.LINE_AA)
+    label(out, text, (10, 24), (255, 255, 255), 0.6)
     return out

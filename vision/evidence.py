@@ -11,6 +11,7 @@ pixels under them carry JPEG's artefacts (the reading was made on the raw frame,
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import cv2
 import numpy as np
 
 from .calibration import Calibration
+from .drawing import label
 from .errors import VisionError
 from .reading import HELD, Pose, Reading
 from .throw_judge import Verdict
@@ -26,11 +28,6 @@ COLOURS = {  # BGR per pose
     Pose.FLAT: (60, 220, 60), Pose.TOUCHING: (60, 220, 220), Pose.COCKED: (0, 140, 255),
     Pose.STACKED: (255, 0, 255), Pose.OVERLAPPING: (255, 0, 160), Pose.UNCERTAIN: (0, 0, 255),
 }
-
-
-def label(img: np.ndarray, text: str, org: tuple[int, int], colour, scale: float = 0.5) -> None:
-    cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), 3, cv2.LINE_AA)
-    cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, 1, cv2.LINE_AA)
 
 
 def annotate(frame: np.ndarray, reading: Reading, verdict: Verdict | None = None,
@@ -55,6 +52,8 @@ def annotate(frame: np.ndarray, reading: Reading, verdict: Verdict | None = None
         value = "?" if d.value is None else str(d.value)
         text = f"#{i} {value} {d.pose.value} {d.confidence:.2f}"
         label(out, text, (round(d.x - d.w / 2), max(12, round(d.y - d.h / 2 - 5))), colour, 0.45)
+        if d.declined and not d.is_read:  # why it was not read (docs/vision.md, "Reading a die, ...")
+            label(out, d.declined, (round(d.x - d.w / 2), round(d.y + d.h / 2 + 14)), colour, 0.4)
     for b in reading.blobs:
         cv2.rectangle(out, (round(b.x - b.w / 2), round(b.y - b.h / 2)), (round(b.x + b.w / 2), round(b.y + b.h / 2)),
                       (0, 0, 255), 1)
@@ -66,12 +65,17 @@ def annotate(frame: np.ndarray, reading: Reading, verdict: Verdict | None = None
         label(out, "some frames only", (round(d.x - d.w / 2), round(d.y + d.h / 2 + 14)), (80, 80, 255), 0.4)
     lines = [title] if title else []
     if verdict is not None:
-        lines.append(("VALID " + " ".join(str(v) for v in verdict.values)) if verdict.valid
-                     else f"VOID {verdict.reason.value}: {verdict.detail}")
+        said = ("VALID " + " ".join(str(v) for v in verdict.values)) if verdict.valid \
+            else f"VOID {verdict.reason.value}: {verdict.detail}"
+        lines += textwrap.wrap(said, BANNER_CHARS)[:BANNER_LINES]  # the whole verdict, on as many lines as it takes
     for k, text in enumerate(lines):
         colour = (60, 220, 60) if verdict is not None and verdict.valid and k == len(lines) - 1 else (80, 80, 255)
-        label(out, text[:120], (8, 22 + 22 * k), colour if verdict is not None else (255, 255, 255), 0.6)
+        label(out, text, (8, 22 + 22 * k), colour if verdict is not None else (255, 255, 255), 0.6)
     return out
+
+
+BANNER_CHARS = 110  # characters a line of the verdict drawn at the frame's top (a 1280-pixel frame holds about 115)
+BANNER_LINES = 4  # its lines at most (a verdict's words are under 300 characters)
 
 
 EVIDENCE_QUALITY = 85

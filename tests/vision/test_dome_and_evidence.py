@@ -10,6 +10,7 @@ import pytest
 from vision.calibration import calibrate
 from vision.dome import DomeReader
 from vision.errors import CalibrationError, VisionError
+from vision.drawing import label
 from vision.evidence import annotate, write_evidence
 from vision.reading import HELD, Blob, Die, Pose, Reading
 from vision.synthetic import render
@@ -108,3 +109,35 @@ def test_evidence_folder_that_cannot_be_made_is_a_clear_error(tmp_path, craps_ri
     blocker.write_text("")
     with pytest.raises(VisionError, match="cannot create evidence folder"):
         write_evidence(blocker / "sub", "x", empty)
+
+
+def test_evidence_says_why_each_die_was_not_read_and_the_whole_verdict(craps_rig):
+    """Beneath a die not read, why (`Die.declined`); at the top, the verdict's words on as many lines as they take
+    (a reason's words made them longer than one line of the frame: they were cut at 120 characters)."""
+    _, empty, cal = craps_rig
+    read = Die(5, 400.0, 300.0, 25.0, 25.0, 0.99, Pose.FLAT, True)
+    doubted = Die(3, 600.0, 300.0, 25.0, 25.0, 0.9, Pose.FLAT, False, declined="settled_not_flat")
+    reading = Reading((read, doubted), die_size_px=25.0)
+    verdict = judge(reading, rules_for("craps"))
+    assert len(f"VOID uncertain: {verdict.detail}") > 120 and verdict.declined == "settled_not_flat"
+    silent = annotate(empty, Reading((read, replace(doubted, declined="")), die_size_px=25.0), None, cal)
+    out = annotate(empty, reading, None, cal)
+    assert np.any(out[314:330, 587:700] != silent[314:330, 587:700])  # the reason beneath the die
+    assert np.array_equal(out[314:330, 387:500], silent[314:330, 387:500])  # nothing beneath the die read
+    one_line = replace(verdict, detail="die at (600, 300) px: the reader is not sure of its value")
+    short, whole = annotate(empty, reading, one_line, cal), annotate(empty, reading, verdict, cal)
+    assert np.array_equal(short[30:50], out[30:50])  # one line of words: nothing on the second
+    assert np.any(whole[30:50] != out[30:50])  # the words' second line
+
+
+def test_evidence_words_are_outlined_where_they_are_not_ahead_of_them():
+    """The black outline hugs the letters: drawn as thick text it ran ahead of them (OpenCV spaces thick text wider),
+    16 pixels over a line of 35 characters, and the verdict's words were hard to read."""
+    grey = np.full((60, 900, 3), 128, np.uint8)
+    out = grey.copy()
+    label(out, "VOID uncertain: die at (600, 300) px: the reader is not sure of its value", (8, 30), (0, 0, 255), 0.6)
+    columns = lambda mask: np.nonzero(mask.any(axis=0))[0]  # noqa: E731
+    red = columns((out[:, :, 2] > 200) & (out[:, :, 0] < 80))
+    dark = columns(out.max(axis=2) < 60)
+    assert len(red) and len(dark)
+    assert dark.min() >= red.min() - 2 and dark.max() <= red.max() + 2
