@@ -74,3 +74,16 @@ def test_wrong_results_on_felts_the_service_refuses_are_counted_apart():
     doc = score.as_json()
     assert (doc["valid_verdicts"], doc["wrong_results"]) == (3, 1)
     assert (doc["refused_valid"], doc["refused_wrong"]) == (2, 1)
+
+
+def test_flat_dice_declined_are_counted_by_why_and_only_flat_ones():
+    """`make bench` prints where flat dice are declined (`Die.declined`): dice tipped in truth are not counted there."""
+    flat, stacked = truth("flat", 0.0), truth("stacked", 0.0)
+    score = SyntheticScore()
+    for why in ("lamp", "confidence", "lamp", ""):
+        die = Die(4, 600.0, 400.0, DIE_PX, DIE_PX, 0.9, Pose.FLAT, False, declined=why)
+        add(score, "cussec", "valid", [flat], reading(die), void(VoidReason.UNCERTAIN, "not sure"), DIE_PX)
+    doubted = Die(4, 600.0, 400.0, DIE_PX, DIE_PX, 0.9, Pose.FLAT, False, declined="not_surely_flat")
+    add(score, "cussec", "stacked", [stacked], reading(doubted), void(VoidReason.UNCERTAIN, "not sure"), DIE_PX)
+    assert score.as_json()["flat_declined_by"] == {"lamp": 2, "confidence": 1, "-": 1}
+    assert score.declined == 5
