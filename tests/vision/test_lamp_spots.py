@@ -11,7 +11,7 @@ import dataclasses
 import cv2
 import numpy as np
 
-import vision.dice_reader as dice_reader
+import vision.read_decisions as read_decisions
 from vision.dice_reader import DiceReader
 from vision.lamp_spots import MAX_SPOTS, SIGHTINGS, LampSpots, lamp_image
 from vision.read_checks import face_patch, outline_angle
@@ -98,7 +98,7 @@ def test_the_reader_learns_the_table_s_lamps_and_declines_dice_over_them_the_rul
     for x, y in learned:
         assert np.hypot(*(lamps - (x, y)).T).min() < 0.3 * cal.die_px, (x, y, lamps)
 
-    monkeypatch.setattr(dice_reader, "lamp_in_face", lambda *args, **kwargs: False)
+    monkeypatch.setattr(read_decisions, "lamp_in_face", lambda *args, **kwargs: False)
     declined_by_places = 0
     without = DiceReader(cal, classifier=learning.classifier, pose_net=learning.pose_net, background=empty,
                          learn_lamps=False)

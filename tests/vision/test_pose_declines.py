@@ -136,7 +136,7 @@ def test_a_die_the_geometry_names_tipped_stays_named_tipped_when_the_face_head_d
     network name cocked keeps that name (unseen seed 187: one cocked die was declined unnamed, before this order)."""
     reader, d, found, frame, fg = flat_scene(craps_rig)
     ctx = PoseContext(frame, fg, reader.calibration, reader.background)
-    monkeypatch.setattr("vision.dice_reader.silhouette_ratio", lambda die, context: 1.5)  # too big for flat
+    monkeypatch.setattr("vision.read_decisions.silhouette_ratio", lambda die, context: 1.5)  # too big for flat
     found.pose_probs = np.array([0.2, 0.7, 0.05, 0.03, 0.02], np.float32)
     found.head_flat = 0.05
     out = reader.geometry_overrules(d, found, ctx)
@@ -189,7 +189,7 @@ def test_a_die_the_pose_network_names_stacked_unsurely_is_the_dealers_when_its_s
     """A rendered die named stacked at P 0.65: with the silhouette of a flat die it is declined with the lie `flat`,
     so the judge voids the throw `uncertain` (the dealer reads it) rather than `stacked`; with a stack's silhouette,
     or named stacked surely, it stays stacked. (The silhouette is set here: this rig's flat dice measure 1.14-1.25.)"""
-    import vision.dice_reader as reader_module
+    import vision.read_decisions as reader_module
 
     reader, d, found, frame, fg = flat_scene(craps_rig)
     ctx = PoseContext(frame, fg, reader.calibration, reader.background)

@@ -151,7 +151,7 @@ def test_a_light_die_whose_face_shows_more_dark_pips_than_its_value_read_is_decl
     """Tune probe, seed 9999 (800 throws of such dice): 29 dice read wrong, every one a 4 read 2 at P up to 0.998;
     counting the face's dark spots declines 27 of them. Here three flat cyan 4s: without the count two are read 2 at
     P >= 0.95; with it none is read wrong."""
-    import vision.dice_reader as dice_reader
+    import vision.read_decisions as read_decisions
     rng = np.random.default_rng(2)
     rig = random_rig("craps", rng, style=CYAN, split="tune")
     reader = calibrated_reader(rig, rng)
@@ -165,7 +165,7 @@ def test_a_light_die_whose_face_shows_more_dark_pips_than_its_value_read_is_decl
     counted = [found for found in read if found.value == 2
                and more_pips_than_value(face_patch(frame, found, reader.calibration.die_px), found.value)]
     assert len(counted) >= 2
-    monkeypatch.setattr(dice_reader, "more_pips_than_value", lambda patch, value: False)
+    monkeypatch.setattr(read_decisions, "more_pips_than_value", lambda patch, value: False)
     loose = [found for _, found in match(reader.read(frame), truth, reader.calibration.die_px)]
     assert sum(found is not None and found.is_read and found.value == 2 for found in loose) >= 2
 
