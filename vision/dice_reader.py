@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from .blur_check import image_blurred
 from .calibration import Calibration
 from .die_finder import Background, Foreground, find_foreground
 from .errors import ImageError
@@ -332,6 +333,8 @@ class DiceReader(ReadDecisions):
         if self.calibration is not None:
             judged = [self.geometry_overrules(d, f, ctx) for d, f in zip(dice, found)]
             dice = [d for d in judged if d is not None]
+        if image_blurred(frame, dice, fg.die_size):
+            dice = [self.blurred_die(d) for d in dice]
         alone = not_dice_of_their_own(dice, fg.die_size) if self.calibration is None else set()
         dice = [self.decline(d, "not_a_die_alone" if i in alone else self.doubt(d, dice, ctx))
                 if d.sure or d.needs_flat else d for i, d in enumerate(dice)]

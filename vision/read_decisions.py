@@ -88,6 +88,15 @@ class ReadDecisions:
         return ""
 
     @staticmethod
+    def blurred_die(d: Die) -> Die:
+        """A die of a blurred image (vision/blur_check.py: the camera out of focus, a dirty lens, a shake), declined
+        outright over any reason found before: neither its value nor its lie can be told. Not known to be tipped, it
+        is kept flat (or touching), so its throw is void `uncertain`, the dealer's call, not void for a lie the blur
+        made."""
+        return replace(d, lie=Pose.FLAT if d.lie in TIPPED else d.lie, sure=False, needs_flat=0.0,
+                       needs_confidence=0.0, declined="blurred")
+
+    @staticmethod
     def decline(d: Die, why: str) -> Die:
         """The die declined outright for `why` (a `DECLINED` key; the die as it is when `why` is ""). `why` replaces
         a doubt the frames' agreement could have lifted (SOFT_DECLINES); any other reason given before is kept."""

@@ -20,9 +20,10 @@ class Pose(str, Enum):
 # Why a die is not read (`Die.declined`), in the words the verdict gives the dealer. The first check that declines a
 # die names it, in the order the reader makes them (vision/dice_reader.py), then the frames' agreement; but a check
 # that declines outright names itself over a doubt the frames' agreement could have lifted (`not_surely_flat`,
-# `confidence`).
+# `confidence`), and a blurred face (`blurred`, vision/blur_check.py) over every other reason: nothing seen on it holds.
 DECLINED = {
     "no_value": "no value was found on it",
+    "blurred": "its image is blurred: the camera out of focus, a dirty lens or a shake",
     "unsure": "its value is not sure",
     "settled_not_flat": "the fit of touching dice placed it, and the pose network does not find it flat",
     "stack_unsure": "it may rest on another die",

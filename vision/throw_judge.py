@@ -3,7 +3,7 @@
 Rules per game are those of the regulations digest (first table); each `ThrowRules` names its
 source. The reasons are checked in a fixed order, so one throw gets one reason: off_table, stacked,
 overlapping, cocked, not_past_middle, uncertain (frames that disagree; something where the empty-table model holds an
-object), wrong_count, foreign_object, uncertain (a die not read).
+object; a blurred image), wrong_count, foreign_object, uncertain (a die not read).
 """
 
 from __future__ import annotations
@@ -195,6 +195,10 @@ def judge(reading: Reading, rules: ThrowRules, calibration: Calibration | None =
         return void(VoidReason.UNCERTAIN, f"something at ({thing.x:.0f}, {thing.y:.0f}) px lies where the empty-table "
                                           f"model holds an object, at {at} (a chip lying there between throws? a die "
                                           "left lying?): the reader cannot tell what lies there now")
+    blurred = next((d for d in dice if d.declined == "blurred"), None)
+    if blurred is not None:  # the camera's image is blurred (vision/blur_check.py): its count is no surer than its dice
+        return void(VoidReason.UNCERTAIN, f"{where(blurred)}: the reader is not sure of its value "
+                                          f"({DECLINED['blurred']})", "blurred")
     if rules.n_dice and len(dice) != rules.n_dice:
         return void(VoidReason.WRONG_COUNT, f"{len(dice)} dice seen, {rules.game} throws {rules.n_dice}")
     touched = touching_object(reading) if rules.foreign_object_void else None

@@ -93,12 +93,13 @@ def test_every_reason_the_reader_gives_has_words_for_the_dealer():
     """The reasons written in the reader and the frames' agreement are DECLINED's keys, every one of them."""
     source = "".join(inspect.getsource(f) for f in (DiceReader.read, DiceReader.doubt, DiceReader.confident,
                                                      DiceReader.geometry_overrules, DiceReader.lie_by_geometry,
-                                                     DiceReader.not_flat_enough, agree, agreed_die))
+                                                     DiceReader.not_flat_enough, DiceReader.blurred_die, agree,
+                                                     agreed_die))
     given = set(re.findall(r'declined=(?:d\.declined or )?"([a-z_]+)"', source))
     given |= set(re.findall(r'(?:self\.decline\(.*?|return |why or |else )"([a-z_]+)"', source))
     assert given - set(DECLINED) == set()
     assert {"confidence", "lamp", "lamp_spot", "not_flat", "not_surely_flat", "too_big_for_flat", "no_value",
-            "settled_not_flat", "not_a_die_alone", "frames_disagree", "later_frames_only"} <= given
+            "settled_not_flat", "not_a_die_alone", "frames_disagree", "later_frames_only", "blurred"} <= given
 
 
 def test_the_verdict_carries_the_reason_as_a_key_for_the_back_office():
