@@ -9,6 +9,7 @@ See vision/training/README.md for how the committed weights were made.
 from __future__ import annotations
 
 import argparse
+import copy
 import math
 import random
 import sys
@@ -35,6 +36,21 @@ def wider_colours(img: np.ndarray, rng: random.Random) -> np.ndarray:
     out = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR).astype(np.float32) / 255.0
     out = out ** rng.uniform(0.6, 1.6) * np.array([rng.uniform(0.85, 1.15) for _ in range(3)], np.float32)
     return np.clip(out * 255.0, 0, 255).astype(np.uint8)
+
+
+def as_jpeg(scenes: list[Scene], share: float, lo: int, hi: int, rng: random.Random) -> list[Scene]:
+    """Copies of that share of the scenes with their frames JPEG-compressed at a quality from lo to hi, as a camera
+    sending MJPG gives them (docs/vision.md, "An MJPG camera"): the block edges and ringing round the dice's outlines
+    and pips that the rendered frames lack."""
+    out = []
+    for scene in scenes:
+        if rng.random() < share:
+            jpeg_scene = copy.copy(scene)
+            quality = rng.randint(lo, hi)
+            encoded = cv2.imencode(".jpg", scene.frame, [cv2.IMWRITE_JPEG_QUALITY, quality])[1]
+            jpeg_scene.frame = cv2.imdecode(encoded, cv2.IMREAD_COLOR)
+            out.append(jpeg_scene)
+    return out
 
 
 def sample(scene: Scene, rng: random.Random, tipped_weight: float, wide: bool = False, invert: float = 0.0
@@ -72,6 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--invert", type=float, default=0.0, help="share of crops with their colours inverted")
     ap.add_argument("--wide-colours", action="store_true", help="saturation, gamma and channel casts too "
                     "(`wider_colours`), for looks the rendered tables do not have")
+    ap.add_argument("--jpeg", type=float, default=0.0, help="this share of the rendered frames added again as an "
+                    "MJPG camera gives them (`as_jpeg`: JPEG at a quality drawn from --jpeg-quality)")
+    ap.add_argument("--jpeg-quality", default="50,95", help="LO,HI JPEG quality of the frames --jpeg adds")
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
     torch.manual_seed(args.seed)
@@ -80,6 +99,9 @@ def main(argv: list[str] | None = None) -> int:
     cv2.setNumThreads(args.threads)
     photos = [Scene(p, label_path(args.dataset, p)) for p in list_images(args.dataset) if split_of(p.name) == DEVELOPMENT]
     rendered = [s for s in (Scene(p, label_path(args.extra, p)) for p in list_images(args.extra)) if s.dice]
+    if args.jpeg:  # a stream of its own: without --jpeg the committed recipes' draws stay as they were
+        lo, hi = (int(q) for q in args.jpeg_quality.split(","))
+        rendered += as_jpeg(rendered, args.jpeg, lo, hi, random.Random(args.seed + 7919))
     print(f"{len(photos)} photos, {len(rendered)} rendered frames", flush=True)
     # The same body; global pooling takes the 48x48 crop; a fourth input plane (the view tangent); 5 pose logits.
     net = start_from(args.init, len(POSES), 4) if args.init else FaceNet(outputs=len(POSES), in_channels=4)
