@@ -20,7 +20,7 @@ class Pose(str, Enum):
 # Why a die is not read (`Die.declined`), in the words the verdict gives the dealer. The first check that declines a
 # die names it, in the order the reader makes them (vision/dice_reader.py), then the frames' agreement; but a check
 # that declines outright names itself over a doubt the frames' agreement could have lifted (`not_surely_flat`,
-# `confidence`), and a blurred face (`blurred`, vision/blur_check.py) over every other reason: nothing seen on it holds.
+# `confidence`), and a blurred image (`blurred`, vision/blur_check.py) over every other reason: nothing in it holds.
 DECLINED = {
     "no_value": "no value was found on it",
     "blurred": "its image is blurred: the camera out of focus, a dirty lens or a shake",

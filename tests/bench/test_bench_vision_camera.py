@@ -98,8 +98,8 @@ def test_bench_rendered_tables_through_an_mjpg_camera(monkeypatch):
         doc = synthetic_eval.evaluate_synthetic(MJPG_THROWS, seed=MJPG_SEED, split="unseen", model="learned").as_json()
         what = "raw (YUYV)" if quality is None else f"MJPG quality {quality}"
         print(f"{what:<18} flat dice right {doc['flat_accuracy']:.2%} of {doc['flat_dice']}; wrong published "
-              f"{doc['wrong_results']} of {doc['valid_verdicts']} valid; confident misreads {doc['confident_misreads']} "
-              f"({doc['phantom']} phantom); flat declined by: "
+              f"{doc['wrong_results']} of {doc['valid_verdicts']} valid; confident misreads "
+              f"{doc['confident_misreads']} ({doc['phantom']} phantom); flat declined by: "
               + ", ".join(f"{why} {n}" for why, n in list(doc["flat_declined_by"].items())[:6]))
         measured += doc["dice"]
     assert measured > 3 * 400
