@@ -93,6 +93,18 @@ def void(reason: VoidReason, detail: str, declined: str = "") -> Verdict:
     return Verdict(False, reason, None, detail, declined)
 
 
+def not_read(d: Die) -> Verdict:
+    """Void `uncertain` for a die the reader did not read, saying why in the dealer's words and as a key (only a reason
+    the reader gives: `DECLINED`'s, never another's)."""
+    known = d.declined if d.declined in DECLINED else ""
+    why = f" ({DECLINED[known]})" if known else ""
+    return void(VoidReason.UNCERTAIN, f"{where(d)}: the reader is not sure of its value{why}", known)
+
+
+def where(d: Die) -> str:
+    return f"die at ({d.x:.0f}, {d.y:.0f}) px"
+
+
 def on_table(die: Die, cal: Calibration, rules: ThrowRules) -> bool:
     """The die rests on the felt (inside the dome for dome games); uncalibrated: always True."""
     if die.table_xy is None:
@@ -154,7 +166,6 @@ def judge(reading: Reading, rules: ThrowRules, calibration: Calibration | None =
           track: Sequence[Reading] = ()) -> Verdict:
     """Judge one throw from its resting reading (and the frames of the throw, for the middle rule)."""
     dice = reading.dice
-    where = lambda d: f"die at ({d.x:.0f}, {d.y:.0f}) px"  # noqa: E731 - a short local formatter
     if calibration is not None:
         for d in dice:
             if not on_table(d, calibration, rules):
@@ -197,8 +208,7 @@ def judge(reading: Reading, rules: ThrowRules, calibration: Calibration | None =
                                           "left lying?): the reader cannot tell what lies there now")
     blurred = next((d for d in dice if d.declined == "blurred"), None)
     if blurred is not None:  # the camera's image is blurred (vision/blur_check.py): its count is no surer than its dice
-        return void(VoidReason.UNCERTAIN, f"{where(blurred)}: the reader is not sure of its value "
-                                          f"({DECLINED['blurred']})", "blurred")
+        return not_read(blurred)
     if rules.n_dice and len(dice) != rules.n_dice:
         return void(VoidReason.WRONG_COUNT, f"{len(dice)} dice seen, {rules.game} throws {rules.n_dice}")
     touched = touching_object(reading) if rules.foreign_object_void else None
@@ -208,9 +218,7 @@ def judge(reading: Reading, rules: ThrowRules, calibration: Calibration | None =
                                                f"({b.x:.0f}, {b.y:.0f}) px (Portugal 1995 IV.8(a) (004))")
     for d in dice:
         if not d.is_read:
-            known = d.declined if d.declined in DECLINED else ""  # a reason the reader gives, never another's
-            why = f" ({DECLINED[known]})" if known else ""
-            return void(VoidReason.UNCERTAIN, f"{where(d)}: the reader is not sure of its value{why}", known)
+            return not_read(d)
     values = tuple(d.value for d in dice)
     notes = [f"die {i + 1} {d.lie.value}: most exposed face {d.value}" for i, d in enumerate(dice)
              if d.lie in (Pose.COCKED, Pose.OVERLAPPING)]

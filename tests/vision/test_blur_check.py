@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.bench.test_bench_vision_camera import out_of_focus, shaken  # per 640 pixels: the photos' width
 from vision.blur_check import image_blurred, sharpness
 from vision.dataset import DICE_TOPDOWN_ERRATA, label_path, load_errata
 from vision.dice_reader import DiceReader
@@ -23,17 +24,6 @@ PHOTOS = Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "d
 # Development photos (never the held-back split) the face network read wrong once blurred, before this check: a die
 # of IMG_20191208_112342 along a 6-pixel line, four of each along a 12-pixel line, and under a 3-pixel defocus.
 BLURRED_WRONG_BEFORE = ("IMG_20191208_112342", "IMG_20191209_095439")
-
-
-def motion(image: np.ndarray, length: int) -> np.ndarray:
-    """A shake: the image smeared along a horizontal line `length` pixels long."""
-    kernel = np.zeros((length, length), np.float32)
-    kernel[length // 2, :] = 1.0 / length
-    return cv2.filter2D(image, -1, kernel)
-
-
-def defocus(image: np.ndarray, sigma: float) -> np.ndarray:
-    return cv2.GaussianBlur(image, (0, 0), sigma)
 
 
 def photo(stem: str):
@@ -69,7 +59,7 @@ def test_a_photo_in_focus_reads_as_before_and_no_die_of_it_is_called_blurred(ste
     assert sum(d.is_read for d, _ in pairs) >= len(labels) - 1
 
 
-@pytest.mark.parametrize("blur", [lambda f: motion(f, 6), lambda f: motion(f, 12), lambda f: defocus(f, 3.0)],
+@pytest.mark.parametrize("blur", [lambda f: shaken(f, 6), lambda f: shaken(f, 12), lambda f: out_of_focus(f, 3.0)],
                          ids=["shake 6 px", "shake 12 px", "defocus 3 px"])
 @pytest.mark.parametrize("stem", BLURRED_WRONG_BEFORE)
 def test_a_blurred_photo_has_no_die_read_wrong_and_says_the_image_is_blurred(stem, blur, photo_reader):
@@ -88,13 +78,13 @@ def test_sharpness_falls_with_blur_in_any_one_direction_and_the_image_is_judged_
     dice = [Die(g.value, g.x, g.y, g.w, g.h, 1.0) for g in labels]
     for d in dice:
         sharp = sharpness(frame, d.x, d.y, size)
-        shaken = [sharpness(cv2.rotate(motion(cv2.rotate(frame, turn), 12), back), d.x, d.y, size)
+        smeared = [sharpness(cv2.rotate(shaken(cv2.rotate(frame, turn), 12), back), d.x, d.y, size)
                   for turn, back in ((cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_90_COUNTERCLOCKWISE),
                                      (cv2.ROTATE_180, cv2.ROTATE_180))]  # shaken up and down, and sideways
-        assert max(shaken) < sharp
+        assert max(smeared) < sharp
     assert not image_blurred(frame, dice, size)
-    assert image_blurred(motion(frame, 12), dice, size) and image_blurred(defocus(frame, 3.0), dice, size)
-    assert not image_blurred(motion(frame, 12), [replace(d, value=None) for d in dice], size)  # nothing to read
+    assert image_blurred(shaken(frame, 12), dice, size) and image_blurred(out_of_focus(frame, 3.0), dice, size)
+    assert not image_blurred(shaken(frame, 12), [replace(d, value=None) for d in dice], size)  # nothing to read
 
 
 def test_a_blurred_die_is_declined_over_any_other_reason_and_is_not_named_tipped(craps_rig):
@@ -120,7 +110,7 @@ def test_the_service_s_reader_declines_a_throw_seen_out_of_focus_and_the_dealer_
     for _ in range(3):
         frame, _ = render(rig.scene(random_scene(rig, "valid", rng), rng), rng)
         assert all(d.declined != "blurred" for d in reader.read(frame).dice)
-        reading = reader.read(defocus(frame, 2.5))
+        reading = reader.read(out_of_focus(frame, 1.25))  # 2.5 px on 1280
         found = [d for d in reading.dice if d.value is not None]
         assert found and all(d.declined == "blurred" and not d.is_read for d in found)
         assert all(d.lie in (Pose.FLAT, Pose.TOUCHING) for d in found)
