@@ -136,12 +136,31 @@ def felt_refused(image, calibration, checked: bool) -> str | None:
     return None if why is None else f"the felt is not one the reader was validated on: {why}"
 
 
+# What lets a table whose camera leans more than the reader was validated for start (vision/camera_check.py).
+TILT_OVERRIDE = ("a table whose camera leans so starts only with [table] camera_unvalidated_tilt = true, set once "
+                 "pose-network frames from a camera leaning so were made and checked (docs/config.md)")
+
+
+def tilt_refused(calibration, checked: bool) -> str | None:
+    """Why the camera of this calibration may not read: it leans more off straight down than the pose network was
+    trained and checked for (vision/camera_check.py), and the table's config does not say it was `checked` since."""
+    from vision.camera_check import unvalidated_tilt
+
+    why = None if checked else unvalidated_tilt(calibration)
+    return None if why is None else f"the camera is not mounted as the reader was validated for: {why}"
+
+
 def calibration_notice(calibration, photo_sha256: str | None) -> DeviceNotice:
     """What the camera reads with, published at every start: the SHA-256 of the calibration file and of its empty-table
     photo. The Pi's disk can be edited; the back office, which knows the calibration approved for the table, sees
     another one the first time the table starts on it (docs/vision.md, "Calibration")."""
+    from vision.camera_check import camera_tilt_deg
+
     def short(digest: str | None) -> str:
         return digest[:16] if digest else "none"
+
+    tilt = camera_tilt_deg(calibration)
+    tilt = None if tilt is None else round(tilt, 2)
 
     return DeviceNotice(
         "camera", "camera_calibration",
@@ -150,15 +169,18 @@ def calibration_notice(calibration, photo_sha256: str | None) -> DeviceNotice:
         f"{short(photo_sha256)}...: any other than the table's approved calibration means it was redone or edited",
         {"sha256": calibration.sha256, "empty_table_sha256": photo_sha256, "layout": calibration.layout.name,
          "image_size": list(calibration.image_size), "error_mm": round(calibration.error_mm, 3),
-         "camera_height_mm": calibration.camera_height_mm}, routine=True)
+         "camera_height_mm": calibration.camera_height_mm, "camera_tilt_deg": tilt}, routine=True)
 
 
 class DiceCamera:
     """The camera thread and the vision worker of one dice table."""
 
     def __init__(self, game: str, evidence: EvidenceStore, calibration, *, fps: float = 30.0,
-                 unvalidated_felt_ok: bool = False) -> None:
+                 unvalidated_felt_ok: bool = False, unvalidated_tilt_ok: bool = False) -> None:
         self.game = game
+        refused = tilt_refused(calibration, unvalidated_tilt_ok)
+        if refused is not None:  # before anything is built: the calibration alone tells
+            raise DeviceError(f"{refused}; {TILT_OVERRIDE}")
         self.evidence = evidence
         from vision.camera_moved import MarkerWatch
 

@@ -35,7 +35,7 @@ class HardwareTable:
 
     def __init__(self, section: DevicesSection, game: str, evidence: EvidenceStore, *, pin_factory: Any = None,
                  capture_factory: Callable | None = None, calibration: str | None = None,
-                 unvalidated_felt_ok: bool = False) -> None:
+                 unvalidated_felt_ok: bool = False, unvalidated_tilt_ok: bool = False) -> None:
         kwargs = {"pin_factory": pin_factory}
         if capture_factory is not None:
             kwargs["capture_factory"] = capture_factory
@@ -58,7 +58,8 @@ class HardwareTable:
             fps = getattr(section.camera, "fps", 0.0) or 30.0
             try:
                 self.camera = DiceCamera(game, evidence, Calibration.load(calibration), fps=fps,
-                                         unvalidated_felt_ok=unvalidated_felt_ok)
+                                         unvalidated_felt_ok=unvalidated_felt_ok,
+                                         unvalidated_tilt_ok=unvalidated_tilt_ok)
             except CalibrationError as exc:  # an edited or broken file: refused by name, not a traceback
                 raise DeviceError(f"[table] camera_calibration: {exc}") from exc
             except VisionError as exc:  # the reader's own files (its networks, their manifest): named as such

@@ -306,6 +306,7 @@ class TableService:
             return HardwareTable(self.config.devices, game_name(self.config), evidence,
                                  calibration=self.config.table.camera_calibration,
                                  unvalidated_felt_ok=self.config.table.camera_unvalidated_felt,
+                                 unvalidated_tilt_ok=self.config.table.camera_unvalidated_tilt,
                                  capture_factory=self.capture_factory), None
         from .simulation.wiring import simulated_devices
         log.info("table %s: simulation seed %d (replay with --seed %d)", self.table_id, self.sim.seed, self.sim.seed)

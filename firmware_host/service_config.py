@@ -35,6 +35,9 @@ class TableSection(Struct, forbid_unknown_fields=True, frozen=True):
     # The felt is more neutral than any the pose network was trained on (vision/felt_check.py), and was checked since:
     # without this a dice table on such a felt refuses to start, and declines its reads if its felt turns so
     camera_unvalidated_felt: bool = False
+    # The camera leans more off straight down than the pose network was trained for (vision/camera_check.py), and
+    # was checked so since: without this a dice table whose calibration says so refuses to start
+    camera_unvalidated_tilt: bool = False
 
 
 class MqttSection(Struct, forbid_unknown_fields=True, frozen=True):

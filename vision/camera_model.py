@@ -34,6 +34,12 @@ class PinholeCamera:
         return self.tilt @ np.diag([1.0, 1.0, -1.0])
 
     @property
+    def off_vertical_deg(self) -> float:
+        """How far the camera's optical axis leans from straight down, in degrees (0: looking straight down)."""
+        axis = self.rotation.T @ np.array([0.0, 0.0, 1.0])  # the optical axis, in the table's frame
+        return float(np.degrees(np.arccos(np.clip(-axis[2], -1.0, 1.0))))
+
+    @property
     def intrinsics(self) -> np.ndarray:
         return np.array([[self.focal_px, 0, self.width / 2.0], [0, self.focal_px, self.height / 2.0], [0, 0, 1]])
 

@@ -93,23 +93,26 @@ def named_file_problems(config: TableConfig) -> list[Problem]:
 
 
 def camera_problems(config: TableConfig) -> list[Problem]:
-    """What the camera would refuse at start in the calibration the config names: a file it cannot use, or an empty-
-    table photo of a felt the reader was not validated on (vision/felt_check.py) unless the config says it was
-    checked (`table.camera_unvalidated_felt`)."""
+    """What the camera would refuse at start in the calibration the config names: a file it cannot use, a camera
+    leaning more off straight down than the reader was validated for (vision/camera_check.py), or an empty-table photo
+    of a felt the reader was not validated on (vision/felt_check.py), each unless the config says it was checked
+    (`table.camera_unvalidated_tilt`, `table.camera_unvalidated_felt`)."""
     if config.table is None or not config.table.camera_calibration:
         return []
     from vision.calibration import Calibration
     from vision.errors import CalibrationError
 
-    from ..dice_camera import FELT_OVERRIDE, felt_refused
+    from ..dice_camera import FELT_OVERRIDE, TILT_OVERRIDE, felt_refused, tilt_refused
 
     try:
         calibration = Calibration.load(config.table.camera_calibration)
         empty = calibration.empty_table_frame()
-        refused = None if empty is None else felt_refused(empty, calibration, config.table.camera_unvalidated_felt)
+        felt = None if empty is None else felt_refused(empty, calibration, config.table.camera_unvalidated_felt)
     except CalibrationError as exc:
         return [Problem("table.camera_calibration", str(exc))]
-    return [] if refused is None else [Problem("table.camera_calibration", f"{refused}; {FELT_OVERRIDE}")]
+    tilt = tilt_refused(calibration, config.table.camera_unvalidated_tilt)
+    return [Problem("table.camera_calibration", f"{why}; {override}")
+            for why, override in ((tilt, TILT_OVERRIDE), (felt, FELT_OVERRIDE)) if why is not None]
 
 
 def describe(config: TableConfig) -> str:

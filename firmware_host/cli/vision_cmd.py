@@ -189,13 +189,18 @@ def run_calibrate(args: argparse.Namespace) -> int:
     saved = Calibration.load(args.out)  # the digests of the files as written, which every start of the table publishes
     print(f"  sha256 {saved.sha256}, empty-table photo sha256 {saved.empty_table_photo()[1]}: record them as this "
           "table's approved calibration (the table tells them at every start: docs/vision.md, Calibration)")
+    from vision.camera_check import camera_tilt_deg, unvalidated_tilt
     from vision.felt_check import unvalidated_felt
 
-    from ..dice_camera import FELT_OVERRIDE
+    from ..dice_camera import FELT_OVERRIDE, TILT_OVERRIDE
 
-    why = unvalidated_felt(frame, cal)
-    if why is not None:  # calibration is the geometry, kept; the service is where the felt is refused
-        print(f"warning: {why}; {FELT_OVERRIDE}", file=sys.stderr)
+    tilt = camera_tilt_deg(cal)
+    print(f"  camera {tilt:.1f} degrees off straight down" if tilt is not None else
+          "  camera lean not known: no --camera-height")
+    # A calibration is the geometry, kept; the service is where the camera's lean and the felt are refused.
+    for why, override in ((unvalidated_tilt(cal), TILT_OVERRIDE), (unvalidated_felt(frame, cal), FELT_OVERRIDE)):
+        if why is not None:
+            print(f"warning: {why}; {override}", file=sys.stderr)
     return 0
 
 

@@ -207,3 +207,36 @@ def test_bench_lamp_places_learned_unseen_looks():
         print(f"  {name}: under a lamp read right {c.lamp_right}, wrong {c.lamp_wrong}; others read right "
               f"{c.other_right}, wrong {c.other_wrong}; valid {c.valid}, wrong published {c.wrong_published}")
     assert p.lamp_dice >= 500 and p.other_dice > 0 and p.places > 0
+
+
+# Unseen looks, seed 719: first used here (2026-12-07, thirty-eighth session), after the limit was chosen on tune
+# seed 9451 (vision/camera_check.py).
+LEAN_SEED = 719
+LEANS = (None, 2.0, 4.5, 6.0)  # None: the cameras as the training draws them (at most 2 degrees off straight down)
+
+
+def test_bench_cocked_dice_under_a_camera_leaning_off_straight_down_unseen_looks(monkeypatch):
+    """The cocked-held probe (200 throws) on the same tables, their cameras leaning by each of LEANS degrees towards a
+    direction drawn per table (`camera_leaning`: moved back to look at the same point). The service refuses a camera
+    leaning more than `TILT_LIMIT_DEG` (vision/camera_check.py); this is what it would read there."""
+    import vision.synthetic_eval as synthetic_eval
+    from vision.camera_check import TILT_LIMIT_DEG
+    from vision.synthetic_scenes import camera_leaning
+
+    drawn = synthetic_eval.random_rig
+    seen_flat = {}
+    for lean in LEANS:
+        towards = np.random.default_rng([LEAN_SEED, 77])  # the same directions at every lean
+        monkeypatch.setattr(synthetic_eval, "random_rig", drawn if lean is None else lambda game, rng, split="tune":
+                            camera_leaning(drawn(game, rng, split=split), lean, towards.uniform(0.0, 2.0 * np.pi)))
+        t0 = time.perf_counter()
+        p = probe_cocked_held(200, seed=LEAN_SEED, split="unseen")
+        said = "as drawn (<= 2 degrees)" if lean is None else f"leaning {lean:g} degrees"
+        refused = "" if lean is None or lean <= TILT_LIMIT_DEG else " (the service refuses this camera)"
+        print(f"\ncocked dice held, camera {said}{refused}, UNSEEN looks, seed {LEAN_SEED}, 200 throws, one frame, "
+              f"{time.perf_counter() - t0:.0f} s: named cocked {p.named} of {p.tipped}, seen flat {p.seen_flat}, "
+              f"read {p.read} ({p.read_wrong} other than their most exposed face); banca francesa and cussec throws "
+              f"judged valid (wrong): {p.published} of {p.voiding} {held_detail(p)}")
+        assert p.tipped == 200 and p.voiding > 100 and p.flat > 0
+        seen_flat[lean] = p.seen_flat
+    print(f"cocked dice seen flat by the camera's lean: {seen_flat}")

@@ -141,13 +141,14 @@ def test_a_parser_built_without_a_command_line_knows_every_command_in_full():
 
 
 def test_config_check_reports_what_the_camera_would_refuse_in_the_calibration(tmp_path):
-    """A calibration file the camera cannot use, and an empty-table photo of a felt the reader was not validated on
-    (vision/felt_check.py) unless `table.camera_unvalidated_felt` says it was checked: found before the table starts."""
+    """A calibration file the camera cannot use, a camera leaning more than the reader was validated for (vision/
+    camera_check.py) and an empty-table photo of a felt the reader was not validated on (vision/felt_check.py), each
+    unless the config says it was checked (`table.camera_unvalidated_tilt`, `_felt`): found before the table starts."""
     import numpy as np
 
     from vision.calibration import calibrate
     from vision.synthetic import render
-    from vision.synthetic_scenes import random_rig
+    from vision.synthetic_scenes import camera_leaning, random_rig
 
     rng = np.random.default_rng(3)
     rig = random_rig("craps", rng)
@@ -155,18 +156,27 @@ def test_config_check_reports_what_the_camera_would_refuse_in_the_calibration(tm
     empty, _ = render(rig.scene([], rng, clean=True), rng)
     grey = tmp_path / "grey.json"
     calibrate(empty, rig.layout, float(rig.camera.position[2])).save(grey, empty_table=empty)
+    leaning = tmp_path / "leaning.json"  # a camera leaning more than the reader was validated for (camera_check.py)
+    rig = camera_leaning(random_rig("craps", rng), 4.0, 1.0)
+    empty, _ = render(rig.scene([], rng, clean=True), rng)
+    calibrate(empty, rig.layout, float(rig.camera.position[2])).save(leaning, empty_table=empty)
     broken = tmp_path / "broken.json"
     broken.write_text('{"version": 1}')
     head = 'version = 1\n[game]\nname = "craps"\nrulebook = "macau-1985"\n[limits]\nminimum = 10\nmaximum = 100\n'
     files = {"grey.toml": f'[table]\nid = "t"\ncamera_calibration = "{grey}"\n',
              "checked.toml": f'[table]\nid = "t"\ncamera_calibration = "{grey}"\ncamera_unvalidated_felt = true\n',
+             "leaning.toml": f'[table]\nid = "t"\ncamera_calibration = "{leaning}"\n',
+             "leaning_checked.toml": f'[table]\nid = "t"\ncamera_calibration = "{leaning}"\n'
+                                     'camera_unvalidated_tilt = true\n',
              "broken.toml": f'[table]\nid = "t"\ncamera_calibration = "{broken}"\n'}
     for name, table in files.items():
         (tmp_path / name).write_text(head + table)
     done = tablehw("config", "check", "--json", *(str(tmp_path / name) for name in files))
     assert done.returncode == 1
     found = {Path(f["file"]).name: f for f in json.loads(done.stdout)["files"]}
-    assert found["checked.toml"]["ok"]
+    assert found["checked.toml"]["ok"] and found["leaning_checked.toml"]["ok"]
+    leaning_problem = {p["path"]: p["message"] for p in found["leaning.toml"]["problems"]}["table.camera_calibration"]
+    assert "the camera leans 4.0 degrees" in leaning_problem and "camera_unvalidated_tilt = true" in leaning_problem
     grey_problem = {p["path"]: p["message"] for p in found["grey.toml"]["problems"]}["table.camera_calibration"]
     assert "more neutral than any the pose network was trained" in grey_problem
     assert "[table] camera_unvalidated_felt = true" in grey_problem

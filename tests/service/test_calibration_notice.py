@@ -44,7 +44,8 @@ def test_every_start_tells_the_floor_the_calibration_and_photo_it_reads_with(tmp
     assert notice.device == "camera"
     assert notice.detail == {
         "sha256": sha256_of(replay.calibration), "empty_table_sha256": sha256_of(photo), "layout": "craps",
-        "image_size": [1280, 720], "error_mm": round(cal.error_mm, 3), "camera_height_mm": cal.camera_height_mm}
+        "image_size": [1280, 720], "error_mm": round(cal.error_mm, 3), "camera_height_mm": cal.camera_height_mm,
+        "camera_tilt_deg": round(cal.camera.off_vertical_deg, 2)}  # how far it leans off straight down
     assert sha256_of(replay.calibration)[:16] in notice.message and "approved" in notice.message
     engine = make_engine(tmp_path / "engine")
     with caplog.at_level(logging.INFO, logger="firmware_host.rounds.engine"):

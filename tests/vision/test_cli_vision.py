@@ -136,3 +136,25 @@ def test_calibrate_on_a_neutral_felt_warns_that_the_table_will_refuse_it(tmp_pat
                          "--camera-height", str(float(rig.camera.position[2])))
     assert code == 0 and cal.is_file()
     assert "warning: the felt's colour" in err and "camera_unvalidated_felt = true" in err
+
+
+def test_calibrate_tells_the_camera_s_lean_and_warns_when_the_table_will_refuse_it(tmp_path, capsys):
+    """The calibration is written either way; a camera leaning more than the reader was validated for (vision/
+    camera_check.py) is warned of, with what lets the table start."""
+    from vision.synthetic import render
+    from vision.synthetic_scenes import camera_leaning, random_rig
+
+    rng = np.random.default_rng(3)
+    straight = random_rig("craps", rng)
+    for name, rig in (("straight", straight), ("leaning", camera_leaning(straight, 5.0, 2.0))):
+        empty, _ = render(rig.scene([], rng, clean=True), rng)
+        photo, cal = tmp_path / f"{name}.png", tmp_path / f"{name}.json"
+        cv2.imwrite(str(photo), empty)
+        code, out, err = run(capsys, "vision", "calibrate", str(photo), "--out", str(cal), "--game", "craps",
+                             "--camera-height", str(float(rig.camera.position[2])))
+        assert code == 0 and cal.is_file()
+        if name == "straight":
+            assert f"camera {straight.camera.off_vertical_deg:.1f} degrees off straight down" in out and not err
+        else:
+            assert "camera 5.0 degrees off straight down" in out
+            assert "warning: the camera leans 5.0 degrees" in err and "camera_unvalidated_tilt = true" in err
