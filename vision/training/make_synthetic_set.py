@@ -10,7 +10,7 @@ looks (vision/synthetic_looks.py): the `unseen` looks are never rendered for tra
 (`--dark-pips`, `--pale-dice`) and `--random-felt` widen them with dice and felts of random colours, never of the
 unseen looks' families. `--nadir-cocked` renders a share of the frames as a valid throw with one die tipped
 towards the camera's foot by about its view angle (`valid_with_one_tipped_to_nadir`), the cocked die hardest to
-tell from flat.
+tell from flat. `--lean` leans each table's camera off straight down (`camera_leaning`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from vision.pose_net import View
 from vision.synthetic import render
 from vision.synthetic_held import chip_beside, cocked_held, tipped_to_nadir_held
 from vision.synthetic_looks import DICE, FELTS, RAILS, DieStyle
-from vision.synthetic_scenes import random_rig, random_scene, valid_with_one_tipped_to_nadir
+from vision.synthetic_scenes import camera_leaning, random_rig, random_scene, valid_with_one_tipped_to_nadir
 
 KINDS = ("valid", "not_past_middle", "cocked", "cocked", "cocked", "touching", "touching", "overlapping", "overlapping",
          "stacked", "stacked", "stacked", "off_table", "at_wall")
@@ -65,6 +65,8 @@ def main(argv: list[str] | None = None) -> int:
                     "one die cocked as real dice are, its raised edge held (`synthetic_held`: wedged at a wall or the "
                     "dome's glass or against a die, or on a chip, a stack of chips or a coin, drawn); half of them "
                     "off a dome with a chip or coin beside a flat die too (`chip_beside`)")
+    ap.add_argument("--lean", type=float, default=0.0, help="degrees: each table's camera leans off straight down by "
+                    "up to this, towards a direction drawn (`camera_leaning`; vision/camera_check.py)")
     args = ap.parse_args(argv)
     without = {n for n in args.looks_without.split(",") if n}
     with_ = {n for n in args.looks_with.split(",") if n}
@@ -97,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
                 rig = replace(rig, look=replace(rig.look, style=style))
             if args.random_felt and rng.random() < args.random_felt:  # no draw when off
                 rig = rig.on_felt(random_felt(rng, rig.look.style.body), "random")
+            if args.lean:  # no draw when off
+                rig = camera_leaning(rig, float(rng.uniform(0.0, args.lean)), float(rng.uniform(0.0, 2.0 * np.pi)))
             empty, _ = render(rig.scene([], rng, clean=True), rng)
             cal = calibrate(empty, rig.layout, float(rig.camera.position[2]))
             rigs[game] = (rig, cal.die_px, View.of(cal, *empty.shape[1::-1]))
