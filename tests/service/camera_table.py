@@ -6,7 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import msgspec
+import pytest
 
+from drivers.errors import DeviceError
 from drivers.settings import DevicesSection
 from firmware_host.evidence import EvidenceStore
 from firmware_host.hardware import HardwareTable
@@ -42,3 +44,17 @@ class Table:
         assert any(isinstance(i, ThrowStarted) for i in self.items)
         self.table.read_dice(1, 1)
         self.camera.throw(frames)
+
+
+def refused_unless_checked(tmp_path: Path, calibration: Path, checked: str, *words: str) -> HardwareTable:
+    """A craps table on `calibration` refuses to start, its error saying each of `words`; told that what it refused
+    was checked (`checked`: HardwareTable's keyword, as the config's `[table] camera_unvalidated_*` sets it), it
+    starts: that table."""
+    with pytest.raises(DeviceError) as refused:
+        HardwareTable(SECTION, "craps", EvidenceStore(tmp_path / "storage", 7), calibration=str(calibration))
+    for said in words:
+        assert said in str(refused.value)
+    table = HardwareTable(SECTION, "craps", EvidenceStore(tmp_path / "storage", 7), calibration=str(calibration),
+                          **{checked: True})
+    assert table.camera is not None
+    return table

@@ -8,12 +8,11 @@ import pytest
 
 from drivers.errors import DeviceError
 from firmware_host.evidence import EvidenceStore
-from firmware_host.hardware import HardwareTable
 from vision.calibration import calibrate
 from vision.synthetic import render
 from vision.synthetic_scenes import camera_leaning
 
-from .camera_table import SECTION
+from .camera_table import refused_unless_checked
 from .throw_replay import rendered_replay
 from .throwing_camera import ThrowingCamera
 
@@ -38,13 +37,8 @@ def test_a_camera_leaning_beyond_what_the_reader_was_validated_for_refuses_to_st
     setting; `[table] camera_unvalidated_tilt = true` (checked since) lets it start."""
     path = tmp_path / "leaning.json"
     leaning_calibration(replay, path)
-    with pytest.raises(DeviceError) as refused:
-        HardwareTable(SECTION, "craps", EvidenceStore(tmp_path / "storage", 7), calibration=str(path))
-    assert "the camera leans 4.0 degrees off straight down" in str(refused.value)
-    assert "camera_unvalidated_tilt = true" in str(refused.value)
-    table = HardwareTable(SECTION, "craps", EvidenceStore(tmp_path / "storage", 7), calibration=str(path),
-                          unvalidated_tilt_ok=True)
-    assert table.camera is not None
+    table = refused_unless_checked(tmp_path, path, "unvalidated_tilt_ok",
+                                   "the camera leans 4.0 degrees off straight down", "camera_unvalidated_tilt = true")
     assert table.camera.calibration_notice.detail["camera_tilt_deg"] == pytest.approx(4.0, abs=0.15)
 
 

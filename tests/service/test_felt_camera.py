@@ -8,12 +8,11 @@ import pytest
 
 from drivers.errors import DeviceError
 from firmware_host.evidence import EvidenceStore
-from firmware_host.hardware import HardwareTable
 from firmware_host.rounds.inputs import DeviceHealthChanged
 from vision.calibration import Calibration
 from vision.synthetic import render
 
-from .camera_table import SECTION, Table
+from .camera_table import Table, refused_unless_checked
 from .throw_replay import rendered_replay
 from .throwing_camera import ThrowingCamera, wait_for
 
@@ -50,13 +49,10 @@ def test_a_table_on_a_felt_the_reader_was_never_validated_on_refuses_to_start_un
     grey = on_neutral_felt(replay)[0]
     path = tmp_path / "grey.json"
     Calibration.load(replay.calibration).save(path, empty_table=grey)
-    with pytest.raises(DeviceError) as refused:
-        HardwareTable(SECTION, "craps", EvidenceStore(tmp_path / "storage", 7), calibration=str(path))
-    assert "more neutral than any the pose network was trained and checked on" in str(refused.value)
-    assert "camera_unvalidated_felt = true" in str(refused.value)
-    table = HardwareTable(SECTION, "craps", EvidenceStore(tmp_path / "storage", 7), calibration=str(path),
-                          unvalidated_felt_ok=True)
-    assert table.camera is not None and table.camera._felt is None
+    table = refused_unless_checked(tmp_path, path, "unvalidated_felt_ok",
+                                   "more neutral than any the pose network was trained and checked on",
+                                   "camera_unvalidated_felt = true")
+    assert table.camera._felt is None
 
 
 def test_a_felt_turned_neutral_under_a_running_camera_declines_its_reads(tmp_path, replay):
