@@ -102,7 +102,7 @@ def camera_problems(config: TableConfig) -> list[Problem]:
     from vision.calibration import Calibration
     from vision.errors import CalibrationError
 
-    from ..dice_camera import FELT_OVERRIDE, TILT_OVERRIDE, felt_refused, tilt_refused
+    from ..camera_validation import FELT_OVERRIDE, TILT_OVERRIDE, felt_refused, tilt_refused
 
     try:
         calibration = Calibration.load(config.table.camera_calibration)

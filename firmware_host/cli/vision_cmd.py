@@ -192,7 +192,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     from vision.camera_check import camera_tilt_deg, unvalidated_tilt
     from vision.felt_check import unvalidated_felt
 
-    from ..dice_camera import FELT_OVERRIDE, TILT_OVERRIDE
+    from ..camera_validation import FELT_OVERRIDE, TILT_OVERRIDE
 
     tilt = camera_tilt_deg(cal)
     print(f"  camera {tilt:.1f} degrees off straight down" if tilt is not None else
