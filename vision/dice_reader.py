@@ -47,7 +47,11 @@ class ReaderSettings:
     settled_flat: float = 0.7  # a die re-centred by the touching-dice fit: P(flat) needed to read it
     surely_flat: float = 0.9  # pose network: P(flat) above which a too-big silhouette declines the die, not tips it
     wall_flat: bool = True  # a die at a wall or the dome's glass needs AT_WALL_FLAT (read_checks.at_wall)
-    views: int = 4  # the classifier reads each die 4 ways round (4) or also mirrored (8), averaged
+    views: int = 4  # calibrated: the classifier reads each die 4 ways round (4) or also mirrored (8), averaged
+    # Uncalibrated (photos; `tablehw vision read` without a calibration), also mirrored: on the development photos 3
+    # dice more read of 698 and no misread more; then on the held-back photos, 1 more of 337 (docs/vision.md,
+    # thirty-ninth session). Not on the service's calibrated path: 4 crops more a die, and its reads are timed.
+    views_uncalibrated: int = 8
     temperature: float = 1.0  # the classifier's probabilities are softened by this (fitted on tuning data)
 
 
@@ -268,8 +272,8 @@ class DiceReader(ReadDecisions):
 
     def four_ways(self, frame: np.ndarray, found: list[Found]) -> tuple[np.ndarray, np.ndarray | None]:
         """The face network's class and pose-head probabilities of each die, averaged over its crop turned four
-        ways (poses None without a pose head)."""
-        views = self.settings.views
+        ways, and mirrored too on an uncalibrated read (`views_uncalibrated`; poses None without a pose head)."""
+        views = self.settings.views if self.calibration is not None else self.settings.views_uncalibrated
         scores = self.classifier.classify(self.view_crops(frame, found, [views] * len(found)))
         probs = scores.probs.reshape(len(found), views, -1).mean(axis=1)
         poses = scores.poses.reshape(len(found), views, -1).mean(axis=1) if scores.poses is not None else None
