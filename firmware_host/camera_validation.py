@@ -22,8 +22,8 @@ def frame_fault(image, calibration) -> str | None:
 
 # What lets a table on a felt the reader was not validated on start: said by the camera's refusal, `tablehw config
 # check` and `tablehw vision calibrate` alike.
-FELT_OVERRIDE = ("a table on such a felt starts only with [table] camera_unvalidated_felt = true, set once pose-network "
-                 "frames of this felt were made and checked (docs/config.md)")
+FELT_OVERRIDE = ("a table on such a felt starts only with [table] camera_unvalidated_felt = true, set once "
+                 "pose-network frames of this felt were made and checked (docs/config.md)")
 
 
 def felt_refused(image, calibration, checked: bool) -> str | None:

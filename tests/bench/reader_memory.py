@@ -2,7 +2,7 @@
 
 Run by `test_bench_memory_10000_reads` as `python -m tests.bench.reader_memory FOLDER`. A process of its own, so the
 figure is the reader's, not what the benchmarks run before it left in pytest's process (run after the rendered mixes
-and the service benchmarks, that process sat at 277-970 MB with the reader's 189 MB in it)."""
+and the service benchmarks, that process sat at 277-970 MB with the reader in it)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ READS = 10000
 
 
 def rss_mb() -> float:
+    """This process's resident memory now (VmRSS), in MB."""
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024.0

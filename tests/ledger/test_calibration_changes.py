@@ -19,7 +19,7 @@ EDITED = {"sha256": "c" * 64, "empty_table_sha256": "b" * 64}  # the file edited
 
 
 def started(feed: TableFeed, digests: dict) -> tuple[str, bytes]:
-    """The notice a dice table's camera publishes at a start (firmware_host/camera_validation.py, calibration_notice)."""
+    """The notice a dice table's camera publishes at a start (firmware_host/camera_validation.py)."""
     return feed.event("device", detail={"device": "camera", "notice": "camera_calibration", "message": "...",
                                         "layout": "craps", **digests})
 
