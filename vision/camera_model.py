@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -15,6 +16,12 @@ def rotation(rx: float, ry: float, rz: float) -> np.ndarray:
     my = np.array([[cy, 0, sy], [0, 1, 0], [-sy, 0, cy]])
     mz = np.array([[cz, -sz, 0], [sz, cz, 0], [0, 0, 1]])
     return mz @ my @ mx
+
+
+def axis_rotation(axis: np.ndarray, angle: float) -> np.ndarray:
+    """Rotation by `angle` radians about the unit vector `axis` (Rodrigues)."""
+    k = np.array([[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]], [-axis[1], axis[0], 0.0]])
+    return np.eye(3) + math.sin(angle) * k + (1 - math.cos(angle)) * (k @ k)
 
 
 @dataclass(frozen=True)
@@ -34,10 +41,14 @@ class PinholeCamera:
         return self.tilt @ np.diag([1.0, 1.0, -1.0])
 
     @property
+    def optical_axis(self) -> np.ndarray:
+        """The direction the camera looks along, in the table's frame ((0, 0, -1): straight down)."""
+        return self.rotation.T @ np.array([0.0, 0.0, 1.0])
+
+    @property
     def off_vertical_deg(self) -> float:
         """How far the camera's optical axis leans from straight down, in degrees (0: looking straight down)."""
-        axis = self.rotation.T @ np.array([0.0, 0.0, 1.0])  # the optical axis, in the table's frame
-        return float(np.degrees(np.arccos(np.clip(-axis[2], -1.0, 1.0))))
+        return float(np.degrees(np.arccos(np.clip(-self.optical_axis[2], -1.0, 1.0))))
 
     @property
     def intrinsics(self) -> np.ndarray:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .camera_model import PinholeCamera, rotation
+from .camera_model import PinholeCamera, axis_rotation, rotation
 from .die_geometry import resting_rotation
 from .layouts import Layout, layout_for
 from .synthetic import Scene, SceneDie
@@ -103,13 +103,10 @@ def camera_leaning(rig: TableRig, degrees: float, towards: float) -> TableRig:
     installation's camera mounted off the vertical). The lamps stay where they hang."""
     cam = rig.camera
     spin = math.atan2(cam.tilt[1, 0], cam.tilt[0, 0])  # the camera's turn about its axis is kept
-    k = np.array([math.sin(towards), -math.cos(towards), 0.0])  # the lean turns about this horizontal axis
-    cross = np.array([[0.0, -k[2], k[1]], [k[2], 0.0, -k[0]], [-k[1], k[0], 0.0]])
-    t = math.radians(degrees)
-    lean = np.eye(3) + math.sin(t) * cross + (1.0 - math.cos(t)) * cross @ cross  # Rodrigues
+    level = np.array([math.sin(towards), -math.cos(towards), 0.0])  # the lean turns about this horizontal axis
+    lean = axis_rotation(level, math.radians(degrees))
     leaning = PinholeCamera(cam.width, cam.height, cam.focal_px, cam.position, rotation(0.0, 0.0, spin) @ lean)
-    axis = leaning.rotation.T @ np.array([0.0, 0.0, 1.0])
-    old = cam.rotation.T @ np.array([0.0, 0.0, 1.0])
+    axis, old = leaning.optical_axis, cam.optical_axis
     h = cam.position[2]
     looked_at = cam.position[:2] + h * old[:2] / -old[2]
     position = np.array([*(looked_at - h * axis[:2] / -axis[2]), h])

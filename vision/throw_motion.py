@@ -9,11 +9,11 @@ a die is not yet where it rests: the clock of the "last motion -> result" benchm
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .camera_model import axis_rotation
 from .die_geometry import resting_centre
 from .synthetic import SceneDie, render
 from .synthetic_scenes import TableRig
@@ -34,12 +34,6 @@ class ThrowFrames:
     def last_moving(self) -> int:
         """Index (in before + moving + still) of the last frame in which a die still moves."""
         return len(self.before) + len(self.moving) - 1
-
-
-def axis_rotation(axis: np.ndarray, angle: float) -> np.ndarray:
-    """Rotation by `angle` radians about the unit vector `axis` (Rodrigues)."""
-    k = np.array([[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]], [-axis[1], axis[0], 0.0]])
-    return np.eye(3) + math.sin(angle) * k + (1 - math.cos(angle)) * (k @ k)
 
 
 def rolling_axis(a: np.ndarray, b: np.ndarray) -> np.ndarray:
