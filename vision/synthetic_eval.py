@@ -146,6 +146,8 @@ class TippedProbe:
     flat_right: int = 0  # ... read with their value
     felt_refused: int = 0  # voiding throws on tables whose felt the service refuses (vision/felt_check.py) ...
     felt_refused_published: int = 0  # ... judged valid all the same (the service would not have run that table)
+    refused_tipped: int = 0  # tipped (or cocked) dice on tables whose felt the service refuses ...
+    refused_named: int = 0  # ... named cocked
     # Voiding throws by what holds the cocked die ("nothing", "die", "chip or coin", "wall", "dome"): [throws, judged
     # valid]; and the void reasons they got ("valid": none).
     by_holder: dict[str, list[int]] = field(default_factory=dict)
@@ -220,8 +222,11 @@ def probe_one_cocked(n_throws: int, seed: int, split: str, games, throws_per_rig
         reading = read_throw(reader, table, scene, frame, model, still_rng)
         for t, d in match(reading, truth, reader.calibration.die_px):
             if t.pose == "cocked":
+                named = d is not None and d.lie is Pose.COCKED
                 out.tipped += 1
-                out.named += d is not None and d.lie is Pose.COCKED
+                out.named += named
+                out.refused_tipped += felt_refused
+                out.refused_named += felt_refused and named
                 flat = d is not None and d.lie in (Pose.FLAT, Pose.TOUCHING)
                 out.seen_flat += flat
                 out.read += flat and d.is_read

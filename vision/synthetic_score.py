@@ -73,6 +73,9 @@ class SyntheticScore:
     valid_when_void: int = 0  # valid verdicts published for a throw the rules void
     refused_valid: int = 0  # valid verdicts on tables whose felt the service refuses (vision/felt_check.py) ...
     refused_wrong: int = 0  # ... and wrong results among them (the service would not have run those tables)
+    refused_flat: int = 0  # flat dice on tables whose felt the service refuses ...
+    refused_flat_right: int = 0  # ... and those of them read right
+    refused_poses: Counter = field(default_factory=Counter)  # `poses` of the dice on those tables alone
     verdicts: Counter = field(default_factory=Counter)  # (game, kind, said) -> count
     conditions: dict = field(default_factory=dict)  # condition name -> Tally
     poses: Counter = field(default_factory=Counter)  # (truth pose, "named" | "not flat" | "flat" | "missed")
@@ -113,23 +116,36 @@ class SyntheticScore:
             row["rate"] = round(row["right"] / max(row["throws"], 1), 4)
         return out
 
-    def pose_rates(self) -> dict[str, dict]:
+    def pose_rates(self, poses: Counter | None = None) -> dict[str, dict]:
         """Dice truly cocked or stacked (upper die), two ways: `recognised`, the share the reader named as not
         lying flat (`named`: with their own pose); `never_read_flat`, the share it gave no value as a die lying flat
         (named tipped, or seen flat and declined: issue 18's "recognised as such (never read flat)"). `seen_flat`
         counts the dice it took for flat, read or declined; `read_flat` those of them it read with a value.
-        (Before 2026-11-29 the bench printed `seen_flat` under the name "read flat".)"""
+        (Before 2026-11-29 the bench printed `seen_flat` under the name "read flat".) `poses`: counts other than
+        this score's (`run_figures`); `read_flat` is then left out (0)."""
+        counts = self.poses if poses is None else poses
         out = {}
         for pose in ("cocked", "stacked"):
-            n = sum(v for (p, _), v in self.poses.items() if p == pose)
-            named = self.poses[(pose, "named")]
-            not_flat = named + self.poses[(pose, "not flat")]
-            read = self.read_tipped[pose]
+            n = sum(v for (p, _), v in counts.items() if p == pose)
+            named = counts[(pose, "named")]
+            not_flat = named + counts[(pose, "not flat")]
+            read = self.read_tipped[pose] if poses is None else 0
             out[pose] = {"dice": n, "recognised": round(not_flat / max(n, 1), 4),
-                         "named": round(named / max(n, 1), 4), "seen_flat": self.poses[(pose, "flat")],
+                         "named": round(named / max(n, 1), 4), "seen_flat": counts[(pose, "flat")],
                          "read_flat": read, "never_read_flat": round(1 - read / max(n, 1), 4),
-                         "missed": self.poses[(pose, "missed")]}
+                         "missed": counts[(pose, "missed")]}
         return out
+
+    def run_figures(self) -> dict:
+        """Flat dice right and cocked and stacked dice recognised on the tables the service runs: without those whose
+        felt it refuses (vision/felt_check.py), as `felt_split` tells the wrong results."""
+        flat, right = self.flat - self.refused_flat, self.flat_right - self.refused_flat_right
+        poses = self.poses.copy()
+        poses.subtract(self.refused_poses)
+        rates = self.pose_rates(poses)
+        return {"flat_dice": flat, "flat_accuracy": round(right / max(flat, 1), 5),
+                "poses": {p: {k: row[k] for k in ("dice", "recognised", "named", "seen_flat")}
+                          for p, row in rates.items()}}
 
     def as_json(self) -> dict:
         return {"dice": self.dice, "flat_dice": self.flat,
@@ -140,6 +156,7 @@ class SyntheticScore:
                 "wrong_results": self.wrong_results, "wrong_values": self.wrong_values,
                 "valid_when_void": self.valid_when_void,
                 "refused_valid": self.refused_valid, "refused_wrong": self.refused_wrong,
+                "on_tables_run": self.run_figures(),
                 "conditions": {k: v.as_json() for k, v in sorted(self.conditions.items())},
                 "flat_declined_by": dict(self.flat_declined_by.most_common()),
                 "poses": self.pose_rates(), "reliability": reliability(self.confidences),
@@ -213,6 +230,7 @@ def add(score: SyntheticScore, game: str, kind: str, truth: list[TruthDie], read
         score.dice += 1
         is_flat = t.pose in FLAT_TRUTH
         score.flat += is_flat
+        score.refused_flat += is_flat and felt_refused
         score.tally(condition_of(t)).add(d, t.value)
         if is_flat:
             score.tally(f"flat, {t.style} dice, face {t.value}").add(d, t.value)
@@ -220,6 +238,7 @@ def add(score: SyntheticScore, game: str, kind: str, truth: list[TruthDie], read
             seen = "missed" if d is None else "named" if d.lie.value == t.pose else (
                 "not flat" if d.lie in NOT_FLAT else "flat")
             score.poses[(t.pose, seen)] += 1
+            score.refused_poses[(t.pose, seen)] += felt_refused
             if d is not None and d.is_read:  # given a value: read as a die lying flat, what the issue forbids
                 score.read_tipped[t.pose] += 1
         if d is not None and d.is_read:
@@ -233,5 +252,6 @@ def add(score: SyntheticScore, game: str, kind: str, truth: list[TruthDie], read
         elif d.value == t.value:
             score.read_right += 1
             score.flat_right += is_flat
+            score.refused_flat_right += is_flat and felt_refused
         else:
             score.misread += 1

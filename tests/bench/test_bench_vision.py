@@ -68,6 +68,7 @@ def test_bench_rendered_tables_unseen_looks():
     print(f"wrong published results: {doc['wrong_results']} of {doc['valid_verdicts']} valid verdicts "
           f"({doc['wrong_values']} with wrong values, {doc['valid_when_void']} valid where the rules void)")
     print(felt_split(doc))
+    print(tables_run(doc))
     for pose, row in doc["poses"].items():
         print(f"{pose} dice: {pose_line(row, pose)}")
     print("flat dice declined, by the check that declined them (Die.declined): "
@@ -90,6 +91,16 @@ def felt_split(doc: dict) -> str:
     run_wrong, run_valid = doc["wrong_results"] - doc["refused_wrong"], doc["valid_verdicts"] - doc["refused_valid"]
     return (f"on the tables the service runs {run_wrong} of {run_valid}, on felts it refuses {doc['refused_wrong']} of "
             f"{doc['refused_valid']}")
+
+
+def tables_run(doc: dict) -> str:
+    """Flat dice right and cocked and stacked dice recognised on the tables the service runs: without the tables whose
+    felt it refuses to start on (vision/felt_check.py), which the whole figures count."""
+    run = doc["on_tables_run"]
+    poses = "; ".join(f"{pose} recognised {row['recognised']:.2%} of {row['dice']} (named {row['named']:.2%})"
+                      for pose, row in run["poses"].items())
+    return (f"on the tables the service runs (felts it refuses left out): flat dice right {run['flat_accuracy']:.2%} "
+            f"of {run['flat_dice']}; {poses}")
 
 
 THREE_READS_SEED = 127  # unseen looks, never used before this bench's first run (2026-11-24)
@@ -117,6 +128,7 @@ def test_bench_rendered_tables_unseen_looks_three_agreed_reads():
         print(f"  {name:<15} flat right {doc['flat_accuracy']:.2%} of {doc['flat_dice']}; confident misreads "
               f"{doc['confident_misreads']}; wrong published results {doc['wrong_results']} of "
               f"{doc['valid_verdicts']} valid verdicts; {felt_split(doc)}")
+        print(f"    {tables_run(doc)}")
         for pose in ("cocked", "stacked"):
             print(f"    {pose}: {pose_line(poses[pose], pose)}")
     print_reliability(three["reliability"])

@@ -64,7 +64,8 @@ def held_detail(p) -> str:
     holders = ", ".join(f"{name} {valid} of {n}" for name, (n, valid) in sorted(p.by_holder.items()))
     verdicts = ", ".join(f"{k} {n}" for k, n in sorted(p.verdicts.items()))
     return (f"(by what holds the die: {holders}; verdicts: {verdicts}); on the tables the service runs "
-            f"{p.published - p.felt_refused_published} of {p.voiding - p.felt_refused}; the other dice read right "
+            f"{p.published - p.felt_refused_published} of {p.voiding - p.felt_refused}, named cocked there "
+            f"{p.named - p.refused_named} of {p.tipped - p.refused_tipped}; the other dice read right "
             f"{p.flat_right} of {p.flat}")
 
 

@@ -248,8 +248,22 @@ def test_the_probe_of_dice_tipped_to_the_camera_s_foot_counts_each_die_and_throw
     assert 0 <= p.read <= p.seen_flat <= p.tipped and 0 <= p.published <= p.voiding and 0 <= p.flat_right <= p.flat
     assert 0 <= p.read_wrong <= p.tipped
     assert p.felt_refused == p.felt_refused_published == 0  # the tune looks' felts are the training's (felt_check)
+    assert p.refused_tipped == p.refused_named == 0 and 0 <= p.named <= p.tipped
     assert p.by_holder == {"nothing": [p.voiding, p.published]}
     assert sum(p.verdicts.values()) == p.voiding and p.verdicts.get("valid", 0) == p.published
+
+
+def test_the_probes_count_the_tables_whose_felt_the_service_refuses_apart(monkeypatch):
+    """What `make bench` prints "on the tables the service runs" leaves out the tables whose felt it refuses
+    (vision/felt_check.py): every table refused here, every die and throw is counted as on a refused table."""
+    import vision.synthetic_eval as synthetic_eval
+    monkeypatch.setattr(synthetic_eval, "service_refuses_felt", lambda reader: True)
+    p = probe_tipped_to_nadir(3, seed=5, split="tune")
+    assert (p.refused_tipped, p.refused_named) == (p.tipped, p.named) == (3, p.named)
+    assert (p.felt_refused, p.felt_refused_published) == (p.voiding, p.published) == (2, p.published)
+    doc = evaluate_synthetic(3, seed=5, split="tune").as_json()
+    assert doc["on_tables_run"]["flat_dice"] == 0 and doc["flat_dice"] > 0
+    assert doc["refused_valid"] == doc["valid_verdicts"]
 
 
 def test_the_probe_of_flat_dice_beside_a_chip_counts_each_die_once_by_where_it_lies(monkeypatch):

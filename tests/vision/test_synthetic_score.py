@@ -76,6 +76,31 @@ def test_wrong_results_on_felts_the_service_refuses_are_counted_apart():
     assert (doc["refused_valid"], doc["refused_wrong"]) == (2, 1)
 
 
+def test_flat_dice_and_poses_on_the_tables_the_service_runs_leave_out_the_felts_it_refuses():
+    """`make bench` prints flat dice right and cocked and stacked dice recognised on the tables the service runs too
+    (`on_tables_run`), as it prints the wrong results: the whole figure counts every table, this one leaves out the
+    tables whose felt the service refuses to start on (vision/felt_check.py)."""
+    flat, cocked = truth("flat", 0.0), truth("cocked", 20.0)
+    right = Die(4, 600.0, 400.0, DIE_PX, DIE_PX, 0.99, Pose.FLAT, True)
+    wrong = Die(5, 600.0, 400.0, DIE_PX, DIE_PX, 0.99, Pose.FLAT, True)
+    named = Die(None, 600.0, 400.0, DIE_PX, DIE_PX, 0.5, Pose.COCKED, False)
+    seen_flat = Die(4, 600.0, 400.0, DIE_PX, DIE_PX, 0.9, Pose.FLAT, False, declined="not_surely_flat")
+    score = SyntheticScore()
+    for die, refused in ((right, False), (right, False), (wrong, False), (wrong, True), (wrong, True)):
+        add(score, "craps", "valid", [flat], reading(die), void(VoidReason.UNCERTAIN, "-"), DIE_PX,
+            felt_refused=refused)
+    for die, refused in ((named, False), (seen_flat, True)):
+        add(score, "cussec", "cocked", [cocked], reading(die), void(VoidReason.COCKED, "-"), DIE_PX,
+            felt_refused=refused)
+    doc = score.as_json()
+    assert (doc["flat_dice"], doc["flat_accuracy"]) == (5, 0.4)
+    assert doc["poses"]["cocked"]["recognised"] == 0.5
+    run = doc["on_tables_run"]
+    assert (run["flat_dice"], run["flat_accuracy"]) == (3, round(2 / 3, 5))
+    assert run["poses"]["cocked"] == {"dice": 1, "recognised": 1.0, "named": 1.0, "seen_flat": 0}
+    assert run["poses"]["stacked"]["dice"] == 0
+
+
 def test_flat_dice_declined_are_counted_by_why_and_only_flat_ones():
     """`make bench` prints where flat dice are declined (`Die.declined`): dice tipped in truth are not counted there."""
     flat, stacked = truth("flat", 0.0), truth("stacked", 0.0)
