@@ -81,6 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=WEIGHTS, help="folder for the *.int8.onnx files")
     parser.add_argument("--source", type=Path, default=WEIGHTS, help="folder of the float face_net.onnx and "
                         "pose_net.onnx (default: the committed ones; a candidate's folder to judge it in 8 bits)")
+    parser.add_argument("--reduce-range", action="store_true", help="7-bit weights: ONNX Runtime's fused kernels "
+                        "then compute them exactly on x86 without VNNI too (no 16-bit saturation)")
     args = parser.parse_args(argv)
 
     face, pose = float_networks(args.source)
@@ -104,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
             out = args.out / f"{net}.int8.onnx"
             quantize_static(str(ready), str(out), Batches(inputs[net], name), quant_format=QuantFormat.QDQ,
                             per_channel=True, activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
-                            calibrate_method=CalibrationMethod.MinMax)
+                            calibrate_method=CalibrationMethod.MinMax, reduce_range=args.reduce_range)
             print(f"{out}: {len(inputs[net])} inputs", file=sys.stderr)
     print("now pin them: cd vision/weights && sha256sum *.onnx > SHA256SUMS", file=sys.stderr)
     return 0
