@@ -1,8 +1,9 @@
 """A lamp mirrored in a die's glossy top face: a spot that reads as a pip, or hides one (issue 18: 7 of 9 wrong
 results published on another renderer's tables had a lamp in that die's face). The reader declines the die:
 a light-pipped face with a bright spot much larger than its pips, or a face read 3 or 5 whose middle spot is
-unlike its corner pips, or a dark-pipped face read 2 or 4 whose middle is not plain face (`lamp_in_face`), or any
-die read below the calibrated confidence floor (a lamp over a dark pip greys it)."""
+unlike its corner pips, or a dark-pipped face read 2 or 4 whose middle is not plain face, or a dark-pipped face washed
+out where the pips a higher value has may hide (`lamp_in_face`), or any die read below the calibrated confidence
+floor (a lamp over a dark pip greys it)."""
 
 from __future__ import annotations
 
@@ -138,6 +139,55 @@ def test_empty_places_lighter_than_the_face_are_a_lamp():
     faint = face.copy()
     faint[top | bottom] = 200.0 + 0.5 * EMPTY_LIT * 150.0
     assert not empty_places_lit(faint, 200.0, 50.0, 4)
+
+
+def test_a_lamp_washing_out_a_white_fours_other_diagonal_read_two_is_seen():
+    """Unseen seed 751 throw 189 (fortieth session): an ivory 4 with a lamp's image over its other two corners and most
+    of its face, read 2 at P 0.972. The lamp sets the face's colour (the patch's middle at the camera's ceiling), so
+    `empty_places_lit` cannot see it; the two empty corners washed out to the ceiling can (`washed_where_pips_hide`).
+    A plain white 2, and a 2 lit evenly short of the ceiling, are read."""
+    frame, die = drawn_die(WHITE, BLACK_PIP, TWO, lamp=False, value=2)
+    assert not lamp_in_face(frame, die, EDGE)
+    frame, die = drawn_die(WHITE, BLACK_PIP, FOUR, lamp=False, value=2)
+    lamp_band(frame, die, angle=20.0 + 45.0, length=1.2)
+    wide = ((die.x, die.y), (0.55 * EDGE, 1.2 * EDGE), 20.0 + 45.0)  # most of the face: the lamp sets its colour
+    cv2.fillConvexPoly(frame, np.round(cv2.boxPoints(wide)).astype(np.int32), (255, 255, 255), cv2.LINE_AA)
+    assert lamp_in_face(frame, die, EDGE)
+    bright, two = drawn_die((246, 247, 248), BLACK_PIP, TWO, lamp=False, value=2)
+    assert not lamp_in_face(bright, two, EDGE)
+
+
+def test_places_washed_out_where_a_higher_value_has_pips_are_a_lamp():
+    """`washed_where_pips_hide` alone, on a face patch's lightness: plain face 230, pips 50. Washed out (WASHED) at
+    every place of the pips a higher value has and this one lacks: a lamp may hide them. One corner of a diagonal, or
+    one side middle, is not (no value has that pip alone more); a 5 or a 6 has no higher value with pips hidden."""
+    from vision.read_checks import DIAGONALS, MIDDLE, SIDE_PAIRS, WASHED, washed_where_pips_hide
+
+    def face(value_pips, washed=()):
+        lum = np.full((64, 64), 230.0, np.float32)
+        for place in washed:
+            lum[place] = WASHED + 1.0
+        for a, b in value_pips:
+            lum[a] = lum[b] = 50.0
+        return lum
+
+    (d0a, d0b), (d1a, d1b) = DIAGONALS
+    (top, bottom), (left, right) = SIDE_PAIRS
+    two = [(d0a, d0b)]
+    assert not washed_where_pips_hide(face(two), 2)
+    assert washed_where_pips_hide(face(two, (d1a, d1b)), 2)  # a 4 (a 5, a 6) with its other diagonal hidden
+    assert washed_where_pips_hide(face(two, (MIDDLE,)), 2)  # a 3 with its middle hidden
+    assert not washed_where_pips_hide(face(two, (d1a,)), 2)
+    assert washed_where_pips_hide(face(two, (d1a, d1b)), 3) and not washed_where_pips_hide(face(two, (MIDDLE,)), 3)
+    assert washed_where_pips_hide(face([], (d1a, d1b)), 1) and not washed_where_pips_hide(face([], (d1a,)), 1)
+    four = [(d0a, d0b), (d1a, d1b)]
+    assert not washed_where_pips_hide(face(four), 4)
+    assert washed_where_pips_hide(face(four, (MIDDLE,)), 4) and washed_where_pips_hide(face(four, (left, right)), 4)
+    assert not washed_where_pips_hide(face(four, (top,)), 4)
+    assert not washed_where_pips_hide(face(four, (top, bottom, MIDDLE)), 5)
+    assert not washed_where_pips_hide(face(four, (MIDDLE,)), 6) and not washed_where_pips_hide(face(two), None)
+    just_short = np.full((64, 64), WASHED - 1.0, np.float32)
+    assert not washed_where_pips_hide(just_short, 1) and not washed_where_pips_hide(just_short, 4)
 
 
 def test_dark_pips_on_a_white_face_are_left_to_the_confidence_floor():
