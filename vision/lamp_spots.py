@@ -3,7 +3,7 @@
 A lamp over the table is mirrored in a glossy top face at one fixed point of the plane the top faces lie in: the
 point where the camera's ray to the lamp's mirror image (the lamp reflected in that plane) crosses it. Every flat
 die whose top face covers that point shows the lamp there, whatever its value, colour or turn. So for a fixed camera
-the lamp's image falls on the same pixels, die after die. The lamp rules (`read_checks.lamp_in_face`) tell a lamp
+the lamp's image falls on the same pixels, die after die. The lamp rules (`face_checks.lamp_in_face`) tell a lamp
 on some faces and not on others (unseen seeds 433 and 449: a tube lamp's band over most of an ivory face's middle, a
 4 and a 5 read 2 at P 0.98-0.99; tune seed 9838: a red 4 read 5 at P 0.997, the lamp taken for its middle pip):
 wrong results. The dice the rules did catch say where the lamps are; a die whose top face covers a place seen so is
@@ -120,7 +120,7 @@ class LampSpots:
 def lamp_image(lum: np.ndarray, high: float, x: float, y: float, die_px: float, angle_deg: float
                ) -> tuple[float, float] | None:
     """Where a lamp the lamp rules saw lies in the frame: the middle of the largest part of the face patch (`lum`,
-    `read_checks.face_patch`'s lightness of the face turned square, its brightest 2 % from `high` up) at least that
+    `face_checks.face_patch`'s lightness of the face turned square, its brightest 2 % from `high` up) at least that
     bright, on the die's face. A mirrored lamp is the brightest thing on a glossy face. (x, y, angle_deg): the die's
     centre and turn the patch was cut at. None when nothing on the face is that bright."""
     unit, c = FACE_PX / SPAN, FACE_PX // 2

@@ -1,10 +1,10 @@
 """Whether each value the reader found is a read, and when it is not, why (`Die.declined`).
 
 `ReadDecisions` is the part of `DiceReader` that judges each die once it is found and its faces looked at: its lie
-(the pose network and the silhouette under the calibrated camera), the checks of vision/read_checks.py (a lamp, a
-neighbour, the frame's edge, more pips than the value) and last the confidence its value needs. It is a mixin, as
-gpiozero's are: it uses the reader's `settings`, `calibration` and `lamp_spots`, and the reader's methods may be
-replaced one by one (the tests do).
+(the pose network and the silhouette under the calibrated camera), the checks of vision/read_checks.py (a
+neighbour, the frame's edge) and of vision/face_checks.py (a lamp, more pips than the value), and last the confidence
+its value needs. It is a mixin, as gpiozero's are: it uses the reader's `settings`, `calibration` and `lamp_spots`,
+and the reader's methods may be replaced one by one (the tests do).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import numpy as np
 from .lamp_spots import lamp_image
 from .pose import PoseContext
 from .pose_net import POSES
-from .read_checks import (EMPTY_SILHOUETTE, FLAT_SILHOUETTE, HEAD_NOT_FLAT, FacePatch, at_wall, crowded, face_patch,
-                          flat_needed, lamp_in_face, more_pips_than_value, not_surely_flat, outline_angle, partial,
-                          silhouette_ratio, stack_unsure)
+from .face_checks import FacePatch, face_patch, lamp_in_face, more_pips_than_value, outline_angle
+from .read_checks import (EMPTY_SILHOUETTE, FLAT_SILHOUETTE, HEAD_NOT_FLAT, at_wall, crowded, flat_needed,
+                          not_surely_flat, partial, silhouette_ratio, stack_unsure)
 from .reading import Die, Pose
 
 if TYPE_CHECKING:

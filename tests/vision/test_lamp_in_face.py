@@ -8,7 +8,6 @@ floor (a lamp over a dark pip greys it)."""
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import cv2
 import numpy as np
@@ -18,7 +17,7 @@ from vision.calibration import calibrate
 from vision.dice_reader import DiceReader, ReaderSettings, square_outline
 from vision.face_classifier import DEFAULT_WEIGHTS, FaceClassifier
 from vision.pose_net import PoseNet
-from vision.read_checks import lamp_in_face
+from vision.face_checks import lamp_in_face
 from vision.reading import Die, Pose
 from vision.synthetic import render
 from vision.synthetic_scenes import random_rig, random_scene
@@ -121,7 +120,7 @@ def test_empty_places_lighter_than_the_face_are_a_lamp():
     a 4's middle, or a 4's two opposite side middles, lighter by more than EMPTY_LIT of the contrast: a lamp's image
     over pips it hides. One side middle alone is not: a lamp hiding one of a 6's middle pips leaves five pips, not a
     4's four."""
-    from vision.read_checks import EMPTY_LIT, MIDDLE, SIDE_PAIRS, empty_places_lit
+    from vision.face_checks import EMPTY_LIT, MIDDLE, SIDE_PAIRS, empty_places_lit
 
     face = np.full((64, 64), 200.0, np.float32)
     assert not empty_places_lit(face, 200.0, 50.0, 4) and not empty_places_lit(face, 200.0, 50.0, 2)
@@ -161,7 +160,7 @@ def test_places_washed_out_where_a_higher_value_has_pips_are_a_lamp():
     """`washed_where_pips_hide` alone, on a face patch's lightness: plain face 230, pips 50. Washed out (WASHED) at
     every place of the pips a higher value has and this one lacks: a lamp may hide them. One corner of a diagonal, or
     one side middle, is not (no value has that pip alone more); a 5 or a 6 has no higher value with pips hidden."""
-    from vision.read_checks import DIAGONALS, MIDDLE, SIDE_PAIRS, WASHED, washed_where_pips_hide
+    from vision.face_checks import DIAGONALS, MIDDLE, SIDE_PAIRS, WASHED, washed_where_pips_hide
 
     def face(value_pips, washed=()):
         lum = np.full((64, 64), 230.0, np.float32)
@@ -251,7 +250,7 @@ def test_a_rendered_green_four_with_a_lamp_in_its_middle_is_declined_not_read_fi
     mirrored in its middle, read 5 at P 0.98 — above the confidence floor, the lamp no larger than a pip.
     Either middle-pip rule alone declines it (the spot unlike the corner pips; the spot not midway between
     them, nineteenth session); without both the reader publishes the 5."""
-    import vision.read_checks as read_checks
+    import vision.face_checks as face_checks
 
     rig, empty, frame, truth = lamp_throw(33, 287)
     cal = calibrate(empty, rig.layout, float(rig.camera.position[2]))
@@ -263,18 +262,18 @@ def test_a_rendered_green_four_with_a_lamp_in_its_middle_is_declined_not_read_fi
     assert die.value == 5 and not die.is_read and lamp_in_face(frame, die, reading.die_size_px)
 
     def unlike_off():
-        monkeypatch.setattr(read_checks, "MIDDLE_AREA", (0.0, np.inf))
-        monkeypatch.setattr(read_checks, "MIDDLE_PEAK", (0.0, np.inf))
-        monkeypatch.setattr(read_checks, "MIDDLE_ELONGATION", np.inf)
+        monkeypatch.setattr(face_checks, "MIDDLE_AREA", (0.0, np.inf))
+        monkeypatch.setattr(face_checks, "MIDDLE_PEAK", (0.0, np.inf))
+        monkeypatch.setattr(face_checks, "MIDDLE_ELONGATION", np.inf)
 
     if rule_left == "off_centre":
         unlike_off()
     else:
-        monkeypatch.setattr(read_checks, "MIDDLE_OFFSET", np.inf)
+        monkeypatch.setattr(face_checks, "MIDDLE_OFFSET", np.inf)
     alone = {t.value: d for t, d in match(reader.read(frame), truth, reading.die_size_px) if t.glare}
     assert alone[4] is not None and alone[4].value == 5 and not alone[4].is_read  # one rule is enough
     unlike_off()
-    monkeypatch.setattr(read_checks, "MIDDLE_OFFSET", np.inf)
+    monkeypatch.setattr(face_checks, "MIDDLE_OFFSET", np.inf)
     again = {t.value: d for t, d in match(reader.read(frame), truth, reading.die_size_px) if t.glare}
     assert again[4].is_read and again[4].value == 5  # the wrong value the rules keep from being published
 
@@ -284,7 +283,7 @@ def test_a_rendered_white_five_with_a_lamp_on_its_middle_pip_is_declined_not_rea
     declines it; so does the plain-middle rule alone (`middle_plain`), which also declines such dice read above the
     floor (unseen seed 401 throw 333: an ivory 5 read 4 at P 0.978, published before the rule), and the middle-dip
     rule alone (`middle_dipped`, twentieth session)."""
-    import vision.read_checks as read_checks
+    import vision.face_checks as face_checks
 
     rig, empty, frame, truth = lamp_throw(33, 1)
     cal = calibrate(empty, rig.layout, float(rig.camera.position[2]))
@@ -294,10 +293,10 @@ def test_a_rendered_white_five_with_a_lamp_on_its_middle_pip_is_declined_not_rea
     assert [t.value for t, _ in glared] == [5] and glared[0][1] is not None
     die = glared[0][1]
     assert die.value == 4 and not die.is_read and lamp_in_face(frame, die, reading.die_size_px)
-    monkeypatch.setattr(read_checks, "MIDDLE_PLAIN", np.inf)
+    monkeypatch.setattr(face_checks, "MIDDLE_PLAIN", np.inf)
     dipped = {t.value: d for t, d in match(no_floor.read(frame), truth, reading.die_size_px) if t.glare}
     assert dipped[5].value == 4 and not dipped[5].is_read  # the middle darker than its ring: `middle_dipped` too
-    monkeypatch.setattr(read_checks, "MIDDLE_DIP", np.inf)
+    monkeypatch.setattr(face_checks, "MIDDLE_DIP", np.inf)
     again = {t.value: d for t, d in match(no_floor.read(frame), truth, reading.die_size_px) if t.glare}
     assert again[5].is_read and again[5].value == 4  # the wrong value the rules keep from being published
 
@@ -308,7 +307,7 @@ def test_an_ivory_six_under_a_lamp_read_wrong_is_declined(monkeypatch):
     lies, lighter than the face, over pips it hides); declined with it. Found with the float networks: the 8-bit ones
     the reader runs since the twenty-second session read it 4 at P 0.94, under the floor whether or not the rule sees
     the lamp, so what the rule keeps out is shown with the float ones."""
-    import vision.read_checks as read_checks
+    import vision.face_checks as face_checks
 
     rng = np.random.default_rng(463)
     games = ["craps", "banca-francesa", "cussec", "paikao"]
@@ -329,7 +328,7 @@ def test_an_ivory_six_under_a_lamp_read_wrong_is_declined(monkeypatch):
                         pose_net=PoseNet(weights / "pose_net.onnx"))
     glared = [d for t, d in match(reader.read(frame), truth, cal.die_px) if t.glare]
     assert not glared[0].is_read
-    monkeypatch.setattr(read_checks, "EMPTY_LIT", np.inf)
+    monkeypatch.setattr(face_checks, "EMPTY_LIT", np.inf)
     again = [d for t, d in match(reader.read(frame), truth, cal.die_px) if t.glare]
     assert again[0].is_read and again[0].value != 6 and again[0].confidence >= 0.95  # what the rule keeps out
 
@@ -338,7 +337,7 @@ def test_a_lamp_over_a_white_three_s_middle_pip_that_still_greys_it_is_seen():
     """Tune seed 9995 throw 574: a white 3 under an oval lamp image read 2 at P 0.983 (a wrong cussec result). The lamp
     lies evenly over the pip (the middle passes `middle_plain`), but the pip still greys the middle: darker than the
     lamp-lit ring around it (`middle_dipped`). Drawn: a lamp 9 x 6 px, 90% over the face; a plain 2 is not seen."""
-    from vision.read_checks import face_patch, middle_dipped, middle_plain
+    from vision.face_checks import face_patch, middle_dipped, middle_plain
 
     frame, die = drawn_die(WHITE, BLACK_PIP, THREE, lamp=False, value=2)
     lamp = np.zeros(frame.shape[:2], np.float32)
@@ -356,7 +355,7 @@ def test_a_lamp_over_a_white_three_s_middle_pip_that_still_greys_it_is_seen():
 def test_a_middle_darker_than_the_ring_around_it_is_dipped():
     """`middle_dipped` alone: face 200, pips 50 (contrast 150). A middle darker than its ring by more than MIDDLE_DIP
     of the contrast is a pip under a lamp; a middle as light or lighter (a face darkens towards its edges) is not."""
-    from vision.read_checks import AROUND_MIDDLE, MIDDLE, MIDDLE_DIP, middle_dipped
+    from vision.face_checks import AROUND_MIDDLE, MIDDLE, MIDDLE_DIP, middle_dipped
 
     face = np.full((64, 64), 200.0, np.float32)
     assert not middle_dipped(face, 50.0)

@@ -14,7 +14,7 @@ import numpy as np
 import vision.read_decisions as read_decisions
 from vision.dice_reader import DiceReader
 from vision.lamp_spots import MAX_SPOTS, SIGHTINGS, LampSpots, lamp_image
-from vision.read_checks import face_patch, outline_angle
+from vision.face_checks import face_patch, outline_angle
 from vision.synthetic import render
 from vision.synthetic_scenes import random_scene
 from vision.synthetic_score import match

@@ -10,8 +10,8 @@ import pytest
 
 from vision.dice_reader import DiceReader, Found, square_outline
 from vision.die_geometry import resting_rotation
-from vision.read_checks import (EMPTY_SILHOUETTE, FLAT_SILHOUETTE, duplicate, face_patch, more_pips_than_value,
-                                partial, pip_spots, silhouette_ratio)
+from vision.face_checks import face_patch, more_pips_than_value, pip_spots
+from vision.read_checks import EMPTY_SILHOUETTE, FLAT_SILHOUETTE, duplicate, partial, silhouette_ratio
 from vision.reading import Die, Pose
 from vision.pose import PoseContext
 from vision.synthetic import render
