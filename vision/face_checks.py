@@ -152,8 +152,11 @@ def _disc(dx: float, dy: float, radius: float) -> np.ndarray:
 
 MIDDLE = _disc(0.0, 0.0, 0.14)  # a middle pip's place in the face patch
 AROUND_MIDDLE = _disc(0.0, 0.0, 0.165) & ~_disc(0.0, 0.0, 0.12)  # a ring about it, inside a 6's and a 4's pips
-# The middles of a face's opposite sides, in pairs, where a 6's middle pips lie (the pips' grid step, 0.27 die edges).
-SIDE_PAIRS = ((_disc(0, -0.27, 0.06), _disc(0, 0.27, 0.06)), (_disc(-0.27, 0, 0.06), _disc(0.27, 0, 0.06)))
+CORNER = 0.27  # die edges from a face's middle to a pip's place along each side: the pips' grid step
+DIAGONALS = ((_disc(-CORNER, -CORNER, 0.06), _disc(CORNER, CORNER, 0.06)),
+             (_disc(CORNER, -CORNER, 0.06), _disc(-CORNER, CORNER, 0.06)))
+# The middles of a face's opposite sides, in pairs, where a 6's middle pips lie.
+SIDE_PAIRS = ((_disc(0, -CORNER, 0.06), _disc(0, CORNER, 0.06)), (_disc(-CORNER, 0, 0.06), _disc(CORNER, 0, 0.06)))
 
 
 def middle_plain(lum: np.ndarray, colour: float, low: float) -> bool:
@@ -188,11 +191,6 @@ def empty_places_lit(lum: np.ndarray, colour: float, low: float, value: int) -> 
         return float(lum[place].mean()) - colour > EMPTY_LIT * contrast
 
     return lit(MIDDLE) or value == 4 and any(lit(a) and lit(b) for a, b in SIDE_PAIRS)
-
-
-CORNER = 0.27  # die edges from a face's middle to a pip's place along each side: the pips' grid step
-DIAGONALS = ((_disc(-CORNER, -CORNER, 0.06), _disc(CORNER, CORNER, 0.06)),
-             (_disc(CORNER, -CORNER, 0.06), _disc(-CORNER, CORNER, 0.06)))
 
 
 def washed_where_pips_hide(lum: np.ndarray, value: int | None) -> bool:

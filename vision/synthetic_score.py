@@ -116,24 +116,17 @@ class SyntheticScore:
             row["rate"] = round(row["right"] / max(row["throws"], 1), 4)
         return out
 
-    def pose_rates(self, poses: Counter | None = None) -> dict[str, dict]:
+    def pose_rates(self) -> dict[str, dict]:
         """Dice truly cocked or stacked (upper die), two ways: `recognised`, the share the reader named as not
         lying flat (`named`: with their own pose); `never_read_flat`, the share it gave no value as a die lying flat
         (named tipped, or seen flat and declined: issue 18's "recognised as such (never read flat)"). `seen_flat`
         counts the dice it took for flat, read or declined; `read_flat` those of them it read with a value.
-        (Before 2026-11-29 the bench printed `seen_flat` under the name "read flat".) `poses`: counts other than
-        this score's (`run_figures`); `read_flat` is then left out (0)."""
-        counts = self.poses if poses is None else poses
-        out = {}
-        for pose in ("cocked", "stacked"):
-            n = sum(v for (p, _), v in counts.items() if p == pose)
-            named = counts[(pose, "named")]
-            not_flat = named + counts[(pose, "not flat")]
-            read = self.read_tipped[pose] if poses is None else 0
-            out[pose] = {"dice": n, "recognised": round(not_flat / max(n, 1), 4),
-                         "named": round(named / max(n, 1), 4), "seen_flat": counts[(pose, "flat")],
-                         "read_flat": read, "never_read_flat": round(1 - read / max(n, 1), 4),
-                         "missed": counts[(pose, "missed")]}
+        (Before 2026-11-29 the bench printed `seen_flat` under the name "read flat".)"""
+        out = pose_counts(self.poses)
+        for pose, row in out.items():
+            read = self.read_tipped[pose]
+            row["read_flat"] = read
+            row["never_read_flat"] = round(1 - read / max(row["dice"], 1), 4)
         return out
 
     def run_figures(self) -> dict:
@@ -142,10 +135,7 @@ class SyntheticScore:
         flat, right = self.flat - self.refused_flat, self.flat_right - self.refused_flat_right
         poses = self.poses.copy()
         poses.subtract(self.refused_poses)
-        rates = self.pose_rates(poses)
-        return {"flat_dice": flat, "flat_accuracy": round(right / max(flat, 1), 5),
-                "poses": {p: {k: row[k] for k in ("dice", "recognised", "named", "seen_flat")}
-                          for p, row in rates.items()}}
+        return {"flat_dice": flat, "flat_accuracy": round(right / max(flat, 1), 5), "poses": pose_counts(poses)}
 
     def as_json(self) -> dict:
         return {"dice": self.dice, "flat_dice": self.flat,
@@ -255,3 +245,16 @@ def add(score: SyntheticScore, game: str, kind: str, truth: list[TruthDie], read
             score.refused_flat_right += is_flat and felt_refused
         else:
             score.misread += 1
+
+
+def pose_counts(poses: Counter) -> dict[str, dict]:
+    """Of a counts table of (true pose, what the reader made of the die): for cocked and stacked dice, how many,
+    the share recognised (named not flat), the share named with their own pose, and those seen flat or missed."""
+    out = {}
+    for pose in ("cocked", "stacked"):
+        n = sum(v for (p, _), v in poses.items() if p == pose)
+        named = poses[(pose, "named")]
+        out[pose] = {"dice": n, "recognised": round((named + poses[(pose, "not flat")]) / max(n, 1), 4),
+                     "named": round(named / max(n, 1), 4), "seen_flat": poses[(pose, "flat")],
+                     "missed": poses[(pose, "missed")]}
+    return out

@@ -97,7 +97,7 @@ def test_flat_dice_and_poses_on_the_tables_the_service_runs_leave_out_the_felts_
     assert doc["poses"]["cocked"]["recognised"] == 0.5
     run = doc["on_tables_run"]
     assert (run["flat_dice"], run["flat_accuracy"]) == (3, round(2 / 3, 5))
-    assert run["poses"]["cocked"] == {"dice": 1, "recognised": 1.0, "named": 1.0, "seen_flat": 0}
+    assert run["poses"]["cocked"] == {"dice": 1, "recognised": 1.0, "named": 1.0, "seen_flat": 0, "missed": 0}
     assert run["poses"]["stacked"]["dice"] == 0
 
 
