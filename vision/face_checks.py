@@ -124,13 +124,8 @@ def lamp_in_face(frame: np.ndarray, die: Die, die_px: float, patch: FacePatch | 
             not middle_plain(lum, colour, low) or middle_dipped(lum, low)
             or empty_places_lit(lum, colour, low, die.value))
     labels, stats, centres = patch.spots  # its bright spots
-    # A spot on the face: its middle in the face's middle square, and not reaching beyond the face (printing
-    # on the felt, a neighbour's pips, a die found off its centre reach out).
-    near, far = c - h, c + h
-    edge_lo, edge_hi = c - int(0.6 * unit), c + int(0.6 * unit)
-    inside = [k for k, ((x, y, w, hh, a), (cx, cy)) in enumerate(zip(stats[1:], centres[1:]), start=1)
-              if a >= 3 and near <= cx <= far and near <= cy <= far
-              and x >= edge_lo and y >= edge_lo and x + w <= edge_hi and y + hh <= edge_hi]
+    inside = [k for k in spots_on_face(stats, centres, (c - h, c + h), (c - int(0.6 * unit), c + int(0.6 * unit)))
+              if stats[k, cv2.CC_STAT_AREA] >= 3]
     areas = sorted((int(stats[k, cv2.CC_STAT_AREA]) for k in inside), reverse=True)
     if len(areas) >= 2 and areas[0] > LAMP_BLOB * float(np.median(areas[1:])):
         return True
@@ -233,11 +228,18 @@ def pip_spots(patch: FacePatch) -> int:
     middles on the face and not reaching past it (a side face's pips, a neighbour's)."""
     unit = FACE_PX / SPAN
     _, stats, centres = patch.spots
-    near, far = _C - 0.42 * unit, _C + 0.42 * unit
-    edge_lo, edge_hi = _C - 0.6 * unit, _C + 0.6 * unit
-    return sum(1 for (x, y, w, h, a), (cx, cy) in zip(stats[1:], centres[1:])
-               if near <= cx <= far and near <= cy <= far and x >= edge_lo and y >= edge_lo and x + w <= edge_hi
-               and y + h <= edge_hi and pip_sized(w, h, a, unit))
+    on_face = spots_on_face(stats, centres, (_C - 0.42 * unit, _C + 0.42 * unit), (_C - 0.6 * unit, _C + 0.6 * unit))
+    return sum(1 for k in on_face if pip_sized(*stats[k, 2:5], unit))
+
+
+def spots_on_face(stats: np.ndarray, centres: np.ndarray, middle: tuple[float, float], face: tuple[float, float]
+                  ) -> list[int]:
+    """The connected components (OpenCV's `stats` and `centres`, label 0 the background) on a face patch's face: the
+    middle within the square `middle` (low, high pixels on both axes), and not reaching beyond the square `face`
+    (printing on the felt, a neighbour's pips, a side face's pips, a die found off its centre reach out)."""
+    (near, far), (lo, hi) = middle, face
+    return [k for k, ((x, y, w, h, _), (cx, cy)) in enumerate(zip(stats[1:], centres[1:]), start=1)
+            if near <= cx <= far and near <= cy <= far and x >= lo and y >= lo and x + w <= hi and y + h <= hi]
 
 
 @dataclass(frozen=True, slots=True)
